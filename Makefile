@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+# bloomblock: clang -target bpf -> bpftool gen object -> bpftool gen skeleton -> cc.
+# `make V=1` shows the full commands.
+
+OUTPUT		?= .output
+PREFIX		?= /usr/local
+DESTDIR		?=
+CLANG		?= clang
+BPFTOOL		?= bpftool
+CC		?= gcc
+ARCH		:= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
+
+PKGS		:= libbpf libxxhash jansson libidn2
+CFLAGS		?= -O2 -g
+CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
+LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lz -lm -lpthread
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ -Wall -Werror \
+		   -Iinclude -I/usr/include/$(MULTIARCH)
+
+ifeq ($(SANITIZE),address)
+CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS		+= -fsanitize=address,undefined
+endif
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_PROGS	:= bloomblock
+BPF_TEST_PROGS	:= xxhash_test
+# The pure core (list parsing, names, filter building) needs no libbpf and no root:
+# unit tests link it alone. Everything else in user/ is the CLI over libbpf.
+CORE_SRCS	:= user/list.c user/name.c user/filter.c
+CLI_SRCS	:= $(filter-out $(CORE_SRCS),$(wildcard user/*.c))
+CORE_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
+CLI_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
+SKELS		:= $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS) $(BPF_TEST_PROGS))
+UNIT_TESTS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+BPF_TESTS	:= $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
+HEADERS		:= $(wildcard include/*.h user/*.h)
+BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all clean test demo bench install uninstall tests asan valgrind
+
+all: bloomblock
+
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c $(BPF_HEADERS) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(HEADERS) | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# CLI objects may include skeletons.
+$(CLI_OBJS): $(SKELS)
+
+$(OUTPUT)/libbbcore.a: $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/libbbcli.a: $(filter-out $(OUTPUT)/user/main.o,$(CLI_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+bloomblock: $(OUTPUT)/user/main.o $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h $(OUTPUT)/libbbcore.a | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
+		   | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \
+		$(LDLIBS) -o $@
+
+tests: bloomblock $(UNIT_TESTS) $(BPF_TESTS)
+
+test: tests
+	$(Q)tests/run.sh
+
+demo: bloomblock
+	$(Q)scripts/demo.sh
+
+bench: bloomblock
+	$(Q)scripts/bench.sh
+
+# Userspace under AddressSanitizer/UBSan, and the unit tests under valgrind.
+asan:
+	$(Q)$(MAKE) OUTPUT=.output-asan SANITIZE=address tests
+	$(Q)BB_OUTPUT=.output-asan tests/run.sh --unit
+
+valgrind: tests
+	$(Q)BB_VALGRIND=1 tests/run.sh --unit
+
+install: bloomblock
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 bloomblock $(DESTDIR)$(PREFIX)/sbin/bloomblock
+	install -m 0644 docs/bloomblock.8 $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/bloomblock $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) .output-asan bloomblock

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* XXH64 and the probe scheme, one implementation for BPF and for userspace tests. */
+#ifndef BB_HASH_H
+#define BB_HASH_H
+
+#include "bloomblock.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+#define BB_XXH_PRIME1 0x9E3779B185EBCA87ULL
+#define BB_XXH_PRIME2 0xC2B2AE3D27D4EB4FULL
+#define BB_XXH_PRIME3 0x165667B19E3779F9ULL
+#define BB_XXH_PRIME4 0x85EBCA77C2B2AE63ULL
+#define BB_XXH_PRIME5 0x27D4EB2F165667C5ULL
+
+/*
+ * Offsets into the key are masked with BB_HASH_OFF_MASK, a no-op for any key of
+ * at most BB_KEY_MAX bytes, so that the verifier sees every read in bounds of a
+ * buffer of BB_HASH_BUF bytes. Callers hashing a variable-length key pass such a
+ * buffer; fixed-size keys (addresses) fold to constant offsets and need no slack.
+ */
+#define BB_HASH_OFF_MASK	(BB_KEY_MAX - 1)
+#define BB_HASH_BUF		(2 * BB_KEY_MAX)
+
+static __always_inline __u64 bb_rotl64(__u64 x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static __always_inline __u64 bb_read64(const __u8 *p, __u32 off)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
+	return v;	/* XXH64 reads little-endian; BPF and x86 are */
+}
+
+static __always_inline __u32 bb_read32(const __u8 *p, __u32 off)
+{
+	__u32 v;
+
+	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
+	return v;
+}
+
+static __always_inline __u64 bb_xxh_round(__u64 acc, __u64 input)
+{
+	acc += input * BB_XXH_PRIME2;
+	acc = bb_rotl64(acc, 31);
+	return acc * BB_XXH_PRIME1;
+}
+
+static __always_inline __u64 bb_xxh_merge(__u64 acc, __u64 val)
+{
+	acc ^= bb_xxh_round(0, val);
+	return acc * BB_XXH_PRIME1 + BB_XXH_PRIME4;
+}
+
+/* XXH64(p, len, seed), len <= BB_KEY_MAX. Bit-for-bit equal to libxxhash's XXH64. */
+static __always_inline __u64 bb_xxh64(const __u8 *p, __u32 len, __u64 seed)
+{
+	__u32 off = 0, i;
+	__u64 h;
+
+	if (len >= 32) {
+		__u64 v1 = seed + BB_XXH_PRIME1 + BB_XXH_PRIME2;
+		__u64 v2 = seed + BB_XXH_PRIME2;
+		__u64 v3 = seed;
+		__u64 v4 = seed - BB_XXH_PRIME1;
+
+		for (i = 0; i < BB_KEY_MAX / 32; i++) {
+			if (off + 32 > len)
+				break;
+			v1 = bb_xxh_round(v1, bb_read64(p, off));
+			v2 = bb_xxh_round(v2, bb_read64(p, off + 8));
+			v3 = bb_xxh_round(v3, bb_read64(p, off + 16));
+			v4 = bb_xxh_round(v4, bb_read64(p, off + 24));
+			off += 32;
+		}
+		h = bb_rotl64(v1, 1) + bb_rotl64(v2, 7) + bb_rotl64(v3, 12) + bb_rotl64(v4, 18);
+		h = bb_xxh_merge(h, v1);
+		h = bb_xxh_merge(h, v2);
+		h = bb_xxh_merge(h, v3);
+		h = bb_xxh_merge(h, v4);
+	} else {
+		h = seed + BB_XXH_PRIME5;
+	}
+	h += len;
+
+	for (i = 0; i < 4; i++) {
+		if (off + 8 > len)
+			break;
+		h ^= bb_xxh_round(0, bb_read64(p, off));
+		h = bb_rotl64(h, 27) * BB_XXH_PRIME1 + BB_XXH_PRIME4;
+		off += 8;
+	}
+	if (off + 4 <= len) {
+		h ^= (__u64)bb_read32(p, off) * BB_XXH_PRIME1;
+		h = bb_rotl64(h, 23) * BB_XXH_PRIME2 + BB_XXH_PRIME3;
+		off += 4;
+	}
+	for (i = 0; i < 3; i++) {
+		if (off >= len)
+			break;
+		h ^= p[off & BB_HASH_OFF_MASK] * BB_XXH_PRIME5;
+		h = bb_rotl64(h, 11) * BB_XXH_PRIME1;
+		off++;
+	}
+
+	h ^= h >> 33;
+	h *= BB_XXH_PRIME2;
+	h ^= h >> 29;
+	h *= BB_XXH_PRIME3;
+	h ^= h >> 32;
+	return h;
+}
+
+/*
+ * One 64-bit hash per key. The high 32 bits pick the block by multiply-shift
+ * (no modulo); the low 32 bits give k distinct bit positions inside it by double
+ * hashing: g1 + i*g2 mod 512 with g2 odd never repeats for i < 512.
+ */
+static __always_inline __u32 bb_block_of(__u64 h, __u32 nblocks)
+{
+	return (__u32)(((h >> 32) * (__u64)nblocks) >> 32);
+}
+
+static __always_inline __u32 bb_probe_g1(__u64 h)
+{
+	return (__u32)h & (BB_BLOCK_BITS - 1);
+}
+
+static __always_inline __u32 bb_probe_g2(__u64 h)
+{
+	return ((__u32)h >> 16) | 1;
+}
+
+/* Is every one of the key's k bits set in blk? */
+static __always_inline int bb_block_test(const struct bb_block *blk, __u64 h, __u32 k)
+{
+	__u32 g1 = bb_probe_g1(h), g2 = bb_probe_g2(h), i;
+
+	for (i = 0; i < BB_MAX_K; i++) {
+		__u32 bit;
+
+		if (i >= k)
+			break;
+		bit = (g1 + i * g2) & (BB_BLOCK_BITS - 1);
+		if (!(blk->words[bit / 64] & (1ULL << (bit % 64))))
+			return 0;
+	}
+	return 1;
+}
+
+static __always_inline void bb_block_set(struct bb_block *blk, __u64 h, __u32 k)
+{
+	__u32 g1 = bb_probe_g1(h), g2 = bb_probe_g2(h), i;
+
+	for (i = 0; i < k && i < BB_MAX_K; i++) {
+		__u32 bit = (g1 + i * g2) & (BB_BLOCK_BITS - 1);
+
+		blk->words[bit / 64] |= 1ULL << (bit % 64);
+	}
+}
+
+/* Canonical address keys, masked to plen. */
+static __always_inline void bb_key_ip4_make(struct bb_key_ip4 *key, const __u8 *addr, __u32 plen)
+{
+	__u32 a, mask;
+
+	__builtin_memcpy(&a, addr, 4);
+	a = __builtin_bswap32(a);	/* to host order for masking (little-endian hosts) */
+	mask = plen >= 32 ? 0xffffffffU : plen == 0 ? 0 : ~(0xffffffffU >> plen);
+	a = __builtin_bswap32(a & mask);
+	key->kind = BB_KEY_IP4;
+	key->plen = plen;
+	key->pad[0] = 0;
+	key->pad[1] = 0;
+	__builtin_memcpy(key->addr, &a, 4);
+}
+
+static __always_inline void bb_key_ip6_make(struct bb_key_ip6 *key, const __u8 *addr, __u32 plen)
+{
+	__u32 i;
+
+	key->kind = BB_KEY_IP6;
+	key->plen = plen;
+	key->pad[0] = 0;
+	key->pad[1] = 0;
+	for (i = 0; i < 16; i++) {
+		__u32 bits = i * 8;
+		__u8 mask;
+
+		if (plen >= bits + 8)
+			mask = 0xff;
+		else if (plen <= bits)
+			mask = 0;
+		else
+			mask = (__u8)(0xff << (8 - (plen - bits)));
+		key->addr[i] = addr[i] & mask;
+	}
+}
+
+static __always_inline int bb_short_test(const __u64 *bitmap, __u8 first_octet)
+{
+	return (bitmap[first_octet / 64] >> (first_octet % 64)) & 1;
+}
+
+#endif /* BB_HASH_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Packet parsing shared by the BPF programs and userspace tests: explicit bounds, no helpers. */
+#ifndef BB_PARSE_H
+#define BB_PARSE_H
+
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "bloomblock.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+#ifdef __BPF__
+#define bb_ntohs(x) __builtin_bswap16(x)
+#else
+#include <arpa/inet.h>
+#define bb_ntohs(x) ntohs(x)
+#endif
+
+#define BB_MAX_VLANS 2
+
+/* Where the next header starts, and where the packet ends. */
+struct bb_cursor {
+	void *pos;
+	void *end;
+};
+
+enum bb_parse_result {
+	BB_PARSE_OK = 0,
+	BB_PARSE_NON_IP,	/* not IPv4 or IPv6 (ARP, LLDP, a third VLAN tag...) */
+	BB_PARSE_TRUNCATED,	/* a header ends past the end of the packet */
+	BB_PARSE_MALFORMED,	/* wrong IP version, IHL below 5 */
+};
+
+/* What the address check needs from one packet. */
+struct bb_packet {
+	__u16 l3_proto;		/* ETH_P_IP or ETH_P_IPV6, host order */
+	__u8 vlans;		/* VLAN tags skipped */
+	__u8 l4_proto;		/* IPPROTO_*, IPv6: the first next-header */
+	__u8 saddr[16];		/* IPv4 in saddr[0..3] */
+	__u8 daddr[16];
+	void *l4;		/* first byte after the IP header */
+};
+
+struct bb_vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+/* Ethernet and up to BB_MAX_VLANS 802.1Q/802.1ad tags; returns the EtherType, host order. */
+static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	struct ethhdr *eth = c->pos;
+	__u16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > c->end)
+		return BB_PARSE_TRUNCATED;
+	proto = bb_ntohs(eth->h_proto);
+	c->pos = eth + 1;
+#ifdef __BPF__
+#pragma unroll
+#endif
+	for (i = 0; i < BB_MAX_VLANS; i++) {
+		struct bb_vlan_hdr *vh = c->pos;
+
+		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
+			break;
+		if ((void *)(vh + 1) > c->end)
+			return BB_PARSE_TRUNCATED;
+		proto = bb_ntohs(vh->encap_proto);
+		c->pos = vh + 1;
+		pkt->vlans++;
+	}
+	pkt->l3_proto = proto;
+	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
+		return BB_PARSE_NON_IP;
+	return BB_PARSE_OK;
+}
+
+static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	struct iphdr *iph = c->pos;
+	__u32 hdr_len;
+
+	if ((void *)(iph + 1) > c->end)
+		return BB_PARSE_TRUNCATED;
+	if (iph->version != 4 || iph->ihl < 5)
+		return BB_PARSE_MALFORMED;
+	hdr_len = iph->ihl * 4;
+	if (c->pos + hdr_len > c->end)
+		return BB_PARSE_TRUNCATED;
+	__builtin_memcpy(pkt->saddr, &iph->saddr, 4);
+	__builtin_memcpy(pkt->daddr, &iph->daddr, 4);
+	pkt->l4_proto = iph->protocol;
+	c->pos += hdr_len;
+	pkt->l4 = c->pos;
+	return BB_PARSE_OK;
+}
+
+static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	struct ipv6hdr *ip6h = c->pos;
+
+	if ((void *)(ip6h + 1) > c->end)
+		return BB_PARSE_TRUNCATED;
+	if (ip6h->version != 6)
+		return BB_PARSE_MALFORMED;
+	__builtin_memcpy(pkt->saddr, &ip6h->saddr, 16);
+	__builtin_memcpy(pkt->daddr, &ip6h->daddr, 16);
+	pkt->l4_proto = ip6h->nexthdr;
+	c->pos = ip6h + 1;
+	pkt->l4 = c->pos;
+	return BB_PARSE_OK;
+}
+
+/* Ethernet, VLANs, IP: everything the address check needs. */
+static __always_inline int bb_parse_packet(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	int ret = bb_parse_eth(c, pkt);
+
+	if (ret != BB_PARSE_OK)
+		return ret;
+	if (pkt->l3_proto == ETH_P_IP)
+		return bb_parse_ipv4(c, pkt);
+	return bb_parse_ipv6(c, pkt);
+}
+
+#endif /* BB_PARSE_H */

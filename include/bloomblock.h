@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* bloomblock ABI: everything the BPF programs and userspace must agree on. */
+#ifndef BLOOMBLOCK_H
+#define BLOOMBLOCK_H
+
+#ifdef __BPF__
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#include <stddef.h>
+#endif
+
+/*
+ * The filter is one BPF_MAP_TYPE_ARRAY of 64-byte blocks (one cache line each):
+ *
+ *   element 0                 struct bb_header
+ *   element 1                 struct bb_short_block: exact bitmaps of prefixes /0../8
+ *   elements 2 .. 2+nblocks-1 struct bb_block: the blocked Bloom filter's bits
+ *
+ * Header, short prefixes and bits live in one map, so a reload that swaps the map
+ * in the one-slot outer map switches all of them together.
+ */
+#define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
+#define BB_ABI_VERSION		1
+#define BB_BLOCK_BYTES		64
+#define BB_BLOCK_BITS		512
+#define BB_HEADER_INDEX		0
+#define BB_SHORT_INDEX		1
+#define BB_FIRST_BLOCK		2
+
+#ifndef BB_MAX_K
+#define BB_MAX_K		16	/* probe bits per key, all inside one block */
+#endif
+#ifndef BB_MAX_PLENS
+#define BB_MAX_PLENS		4	/* Bloom probes per address family, whatever the list */
+#endif
+#define BB_SHORT_PLEN		8	/* prefixes this short or shorter live in the short block */
+#ifndef BB_MAX_BLOCKS
+#define BB_MAX_BLOCKS		(1U << 28)	/* 16 GiB of filter: a sanity bound, not a target */
+#endif
+
+/* struct bb_header.flags */
+enum bb_header_flags {
+	BB_HDR_F_DROP		= 1U << 0,	/* drop hits; without it hits are flagged and pass */
+	BB_HDR_F_V4_SHORT	= 1U << 1,	/* the short block holds at least one IPv4 prefix */
+	BB_HDR_F_V6_SHORT	= 1U << 2,	/* the short block holds at least one IPv6 prefix */
+	BB_HDR_F_NAMES		= 1U << 3,	/* hostnames are present */
+	BB_HDR_F_URLS		= 1U << 4,	/* URLs are present */
+};
+
+/* Element 0. Every field a lookup needs, in one cache line. */
+struct bb_header {
+	__u64 magic;
+	__u32 abi_version;
+	__u32 flags;		/* enum bb_header_flags */
+	__u32 k;		/* probe bits per key, 1..BB_MAX_K */
+	__u32 nblocks;		/* bit blocks, elements BB_FIRST_BLOCK.. */
+	__u64 seed;		/* XXH64 seed of every key */
+	__u64 items;		/* keys inserted (after CIDR expansion and de-duplication) */
+	__u64 generation;	/* bumped by every load or reload */
+	__u8 v4_plens[BB_MAX_PLENS];	/* IPv4 prefix lengths probed, longest first */
+	__u8 v6_plens[BB_MAX_PLENS];	/* IPv6 prefix lengths probed, longest first */
+	__u8 n_v4_plens;
+	__u8 n_v6_plens;
+	__u8 pad[6];
+};
+
+/* Element 1. Bit b of v4 is set when every address whose first octet is b is listed. */
+struct bb_short_block {
+	__u64 v4[4];
+	__u64 v6[4];
+};
+
+/* Elements 2... One key sets k bits of one block. */
+struct bb_block {
+	__u64 words[BB_BLOCK_BITS / 64];
+};
+
+/*
+ * Keys. The first byte is a kind tag, so an IPv4 address, an IPv6 address and a
+ * name with the same bytes never collide by construction. Addresses carry their
+ * prefix length and are masked to it. Names are canonical: lowercase ASCII,
+ * no trailing dot, IDN as punycode.
+ */
+enum bb_key_kind {
+	BB_KEY_IP4		= 1,
+	BB_KEY_IP6		= 2,
+	BB_KEY_NAME		= 3,	/* the name itself: "evil.example" */
+	BB_KEY_NAME_PARENT	= 4,	/* a strict parent of the name: matches subdomains */
+	BB_KEY_URL		= 5,	/* host "/" path prefix */
+	BB_KEY_KIND_MAX,
+};
+
+struct bb_key_ip4 {
+	__u8 kind;		/* BB_KEY_IP4 */
+	__u8 plen;
+	__u8 pad[2];
+	__u8 addr[4];		/* network byte order, masked to plen */
+};
+
+struct bb_key_ip6 {
+	__u8 kind;		/* BB_KEY_IP6 */
+	__u8 plen;
+	__u8 pad[2];
+	__u8 addr[16];		/* network byte order, masked to plen */
+};
+
+#define BB_NAME_MAX		253	/* dotted form, no trailing dot */
+#define BB_KEY_MAX		256	/* longest key in bytes, kind tag included */
+
+/*
+ * Per-CPU counters, element 0 of the stats map. Named fields, so that
+ * `bpftool map dump` prints the names; the list below is the one place that
+ * names them (userspace prints the same names and descriptions).
+ * Only ever add fields at the end.
+ */
+#define BB_STATS_FIELDS(X)							\
+	X(packets,	"every packet the program saw")				\
+	X(ipv4,		"IPv4 packets checked")					\
+	X(ipv6,		"IPv6 packets checked")					\
+	X(vlan,		"packets with one or two VLAN tags")			\
+	X(non_ip,	"passed: not IPv4 or IPv6")				\
+	X(truncated,	"passed: a header ends past the packet")		\
+	X(malformed,	"passed: a header is inconsistent (IP version, IHL)")	\
+	X(no_filter,	"passed: no valid filter loaded")			\
+	X(lookups,	"Bloom filter blocks read")				\
+	X(ip4_hits,	"IPv4 source listed (maybe)")				\
+	X(ip6_hits,	"IPv6 source listed (maybe)")				\
+	X(dropped,	"hits dropped (drop mode)")				\
+	X(flagged,	"hits passed and counted (flag mode)")			\
+	X(passed,	"packets not dropped")
+
+struct bb_stats {
+#define BB_STATS_MEMBER(name, help) __u64 name;
+	BB_STATS_FIELDS(BB_STATS_MEMBER)
+#undef BB_STATS_MEMBER
+};
+
+/* Pinned objects, relative to the pin directory. */
+#define BB_PIN_DIR_DEFAULT	"/sys/fs/bpf/bloomblock"
+#define BB_PIN_FILTERS		"filters"	/* outer ARRAY_OF_MAPS, one slot */
+#define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
+#define BB_PIN_PROG_XDP		"prog_xdp"
+#define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
+
+/* Name of the maps and programs in the BPF object, as bpftool shows them. */
+#define BB_MAP_FILTERS		"filters"
+#define BB_MAP_STATS		"stats"
+
+#ifndef __BPF__
+_Static_assert(sizeof(struct bb_header) == BB_BLOCK_BYTES, "header is one block");
+_Static_assert(sizeof(struct bb_short_block) == BB_BLOCK_BYTES, "short block is one block");
+_Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cache line");
+_Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
+_Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
+_Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
+#endif
+
+#endif /* BLOOMBLOCK_H */

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install every Debian package that bloomblock's build, tests, demo and benchmark need.
+# Idempotent: packages already present are left alone.
+set -euo pipefail
+
+packages=(
+	# build
+	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev libxxhash-dev
+	libjansson-dev libidn2-dev bpftool
+	# tests, demo
+	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (apt-get needs it)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps.sh: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

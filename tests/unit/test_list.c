@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Unit tests of the blocklist parser: line formats, canonical names, the real lists. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "list.h"
+#include "tap.h"
+
+#define R(reason)	(-(1 + (reason)))
+
+/* What a line that adds no entry was counted as. */
+enum counted {
+	C_ENTRY,
+	C_BLANK,
+	C_COMMENT,
+	C_PREAMBLE,
+	C_REJECT,
+};
+
+struct line_case {
+	const char *line;
+	int ret;		/* 1 entry, 0 nothing, R(reason) rejected */
+	enum counted counted;
+	enum bb_entry_kind kind;
+	int plen;
+	const char *addr;	/* IP entries: the expected (masked) address */
+	const char *text;	/* NAME and URL entries */
+	int flags;
+};
+
+#define ENTRY_IP(l, k, p, a)	{ l, 1, C_ENTRY, k, p, a, NULL, 0 }
+#define ENTRY_NAME(l, t)	{ l, 1, C_ENTRY, BB_ENTRY_NAME, 0, NULL, t, 0 }
+#define ENTRY_URL(l, t)		{ l, 1, C_ENTRY, BB_ENTRY_URL, 0, NULL, t, 0 }
+#define NONE(l, c)		{ l, 0, c, 0, 0, NULL, NULL, 0 }
+#define REJECT(l, r)		{ l, R(r), C_REJECT, 0, 0, NULL, NULL, 0 }
+
+static const struct line_case line_cases[] = {
+	/* blank and comments */
+	NONE("", C_BLANK),
+	NONE("   \t ", C_BLANK),
+	NONE("\r", C_BLANK),
+	NONE("\xef\xbb\xbf", C_BLANK),
+	NONE("# hosts comment", C_COMMENT),
+	NONE("; Spamhaus DROP List 2025/01/17", C_COMMENT),
+	NONE("! Title: NoCoin Filter List", C_COMMENT),
+	NONE("[Adblock Plus 2.0]", C_COMMENT),
+	NONE("\t\t\t\t\t# up CSS on livejournal ", C_COMMENT),
+	NONE("\xef\xbb\xbf# comment after a BOM\r", C_COMMENT),
+	NONE("; EOF", C_COMMENT),
+
+	/* addresses and CIDRs */
+	ENTRY_IP("192.0.2.1", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("192.0.2.1/24", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	ENTRY_IP("10.255.0.0/8", BB_ENTRY_IP4, 8, "10.0.0.0"),
+	ENTRY_IP("0.0.0.0/0", BB_ENTRY_IP4, 0, "0.0.0.0"),
+	ENTRY_IP("1.10.16.0/20 ; SBL256894", BB_ENTRY_IP4, 20, "1.10.16.0"),
+	ENTRY_IP("2001:db8::1", BB_ENTRY_IP6, 128, "2001:db8::1"),
+	ENTRY_IP("2001:db8::1/32", BB_ENTRY_IP6, 32, "2001:db8::"),
+	ENTRY_IP("2001:678:6c4::/48 ; SBL626637", BB_ENTRY_IP6, 48, "2001:678:6c4::"),
+	ENTRY_IP("2602:ffa0::/36\r", BB_ENTRY_IP6, 36, "2602:ffa0::"),
+	ENTRY_IP("[2001:db8::2]", BB_ENTRY_IP6, 128, "2001:db8::2"),
+	REJECT("300.1.1.1", BB_REJECT_BAD_ADDRESS),
+	REJECT("1.2.3.4/33", BB_REJECT_BAD_ADDRESS),
+	REJECT("1.2.3.4/", BB_REJECT_BAD_ADDRESS),
+	REJECT("1.2.3.4/024", BB_REJECT_BAD_ADDRESS),
+	REJECT("1.2.3", BB_REJECT_BAD_ADDRESS),
+	REJECT("01.2.3.4", BB_REJECT_BAD_ADDRESS),
+	REJECT("2001:db8::/129", BB_REJECT_BAD_ADDRESS),
+	REJECT("2001:db8:::1", BB_REJECT_BAD_ADDRESS),
+	REJECT("fe80::1%lo0", BB_REJECT_BAD_ADDRESS),
+
+	/* names */
+	ENTRY_NAME("evil.example", "evil.example"),
+	ENTRY_NAME("EVIL.Example.", "evil.example"),
+	ENTRY_NAME("evil.example\r", "evil.example"),
+	ENTRY_NAME("\xef\xbb\xbf" "evil.example\r", "evil.example"),
+	ENTRY_NAME(" \tevil.example\t ", "evil.example"),
+	ENTRY_NAME("evil.example # inline comment", "evil.example"),
+	ENTRY_NAME("ghm_bulgaria.hit.gemius.pl", "ghm_bulgaria.hit.gemius.pl"),
+	ENTRY_NAME("secret.xn--oogle-wmc.com", "secret.xn--oogle-wmc.com"),
+	ENTRY_NAME("b\xc3\xbc" "cher.example", "xn--bcher-kva.example"),
+	ENTRY_NAME("B\xc3\x9c" "CHER.Example.", "xn--bcher-kva.example"),
+	ENTRY_NAME("038d159d-b3bc-44dd-a0c4-bec68c0c4123.random.bb2023.duckdns.org",
+		   "038d159d-b3bc-44dd-a0c4-bec68c0c4123.random.bb2023.duckdns.org"),
+	{ "*.evil.example", 1, C_ENTRY, BB_ENTRY_NAME, 0, NULL, "evil.example",
+	  BB_ENTRY_F_SUBDOMAINS_ONLY },
+	REJECT("notevil", BB_REJECT_SINGLE_LABEL),
+	REJECT("*.com", BB_REJECT_SINGLE_LABEL),
+	REJECT("ev!l.example", BB_REJECT_BAD_NAME),
+	REJECT("a..b.example", BB_REJECT_BAD_NAME),
+	REJECT("xn--a.\xff\xfe.example", BB_REJECT_BAD_NAME),
+
+	/* hosts files */
+	ENTRY_NAME("0.0.0.0 evil.example", "evil.example"),
+	ENTRY_NAME("127.0.0.1 analytics.163.com", "analytics.163.com"),
+	ENTRY_NAME("0.0.0.0\tevil.example", "evil.example"),
+	ENTRY_NAME(":: evil.example", "evil.example"),
+	ENTRY_NAME("0.0.0.0 Evil.Example.\r", "evil.example"),
+	ENTRY_NAME("0.0.0.0 jackbootedroom.com  ## phishing", "jackbootedroom.com"),
+	ENTRY_NAME("0.0.0.0 fgoogle.com  # misspelling", "fgoogle.com"),
+	ENTRY_NAME("0.0.0.0 evil.example#no space", "evil.example"),
+	ENTRY_NAME("0.0.0.0 -x3.vindicosuite.com", "-x3.vindicosuite.com"),
+	NONE("0.0.0.0 0.0.0.0", C_PREAMBLE),
+	NONE("127.0.0.1 localhost", C_PREAMBLE),
+	NONE("127.0.0.1  localhost", C_PREAMBLE),
+	NONE("::1  localhost", C_PREAMBLE),
+	NONE("127.0.0.1 localhost.localdomain", C_PREAMBLE),
+	NONE("127.0.0.1 local", C_PREAMBLE),
+	NONE("255.255.255.255 broadcasthost", C_PREAMBLE),
+	NONE("::1 ip6-loopback", C_PREAMBLE),
+	NONE("fe80::1%lo0 localhost", C_PREAMBLE),
+	NONE("ff00::0 ip6-mcastprefix", C_PREAMBLE),
+	NONE("ff02::1 ip6-allnodes", C_PREAMBLE),
+	NONE("127.0.1.1 hercules", C_PREAMBLE),
+	NONE("127.0.0.53 hercules", C_PREAMBLE),
+	NONE("127.0.1.1 hercules.iad.appboy.com", C_PREAMBLE),
+	NONE("0.0.0.0 wpad", C_PREAMBLE),
+	REJECT("0.0.0.0 130.211.230.53", BB_REJECT_IP_AS_NAME),
+	REJECT("300.0.0.1 evil.example", BB_REJECT_BAD_ADDRESS),
+	REJECT("0.0.0.0 ev!l.example", BB_REJECT_BAD_NAME),
+	REJECT("evil.example other.example", BB_REJECT_SYNTAX),
+
+	/* URLs */
+	ENTRY_NAME("http://evil.example", "evil.example"),
+	ENTRY_NAME("https://evil.example/", "evil.example"),
+	ENTRY_NAME("https://xn--bankofamerica-yhc.ph", "xn--bankofamerica-yhc.ph"),
+	ENTRY_URL("HTTP://Evil.Example:8080/Path/To?Q=1#frag", "evil.example/Path/To?Q=1"),
+	ENTRY_URL("https://instagramrecovery.blogspot.com/?m=1",
+		  "instagramrecovery.blogspot.com/?m=1"),
+	ENTRY_URL("https://evil.example?m=1", "evil.example/?m=1"),
+	ENTRY_URL("http://trackingnumbers.org/go-fedex.html", "trackingnumbers.org/go-fedex.html"),
+	ENTRY_URL("http://user@evil.example/a", "evil.example/a"),
+	ENTRY_URL("https://x.edgeone.dev/?eta=t@a.net", "x.edgeone.dev/?eta=t@a.net"),
+	ENTRY_URL("https://od.example/matpwp#/main?type=x", "od.example/matpwp"),
+	ENTRY_IP("http://192.0.2.7/", BB_ENTRY_IP4, 32, "192.0.2.7"),
+	ENTRY_URL("http://192.0.2.7/x.exe", "192.0.2.7/x.exe"),
+	ENTRY_URL("http://[2001:DB8::1]:80/a", "[2001:db8::1]/a"),
+	ENTRY_URL("evil.example/phish/", "evil.example/phish/"),
+	REJECT("ftp://evil.example/", BB_REJECT_SYNTAX),
+	REJECT("http://localhost/", BB_REJECT_SINGLE_LABEL),
+	REJECT("http://evil.example:80x/", BB_REJECT_SYNTAX),
+	REJECT("http:///path", BB_REJECT_SYNTAX),
+
+	/* Adblock */
+	ENTRY_NAME("||evil.example^", "evil.example"),
+	ENTRY_IP("||45.15.156.210^", BB_ENTRY_IP4, 32, "45.15.156.210"),
+	ENTRY_NAME("||wegrowcoaching.com^$all", "wegrowcoaching.com"),
+	ENTRY_NAME("||evil.example^$document", "evil.example"),
+	ENTRY_NAME("||freecontent.date", "freecontent.date"),
+	ENTRY_URL("||bitbucket.org/a/b%c3%b3.zip^$all", "bitbucket.org/a/b%c3%b3.zip"),
+	ENTRY_URL("||cdn.glitch.global/2b1c/sun.dll?v=1731154698549^$all",
+		  "cdn.glitch.global/2b1c/sun.dll?v=1731154698549"),
+	ENTRY_URL("||abcocomputers.com/?u=script^$all", "abcocomputers.com/?u=script"),
+	ENTRY_URL("||shrink-service.it/js/cM.js", "shrink-service.it/js/cM.js"),
+	ENTRY_URL("|http://evil.example/a|", "evil.example/a"),
+	REJECT("||2miners.com^$third-party", BB_REJECT_OPTIONS),
+	REJECT("||35.194.26.233^$third-party", BB_REJECT_OPTIONS),
+	REJECT("||go.megabanners.cf^$websocket", BB_REJECT_OPTIONS),
+	REJECT("||authedwebmine.cz^$third-party,domain=~webmine.cz", BB_REJECT_OPTIONS),
+	REJECT("||uptostream.*/assets/$subdocument", BB_REJECT_OPTIONS),
+	REJECT("||evil.example^$all,third-party", BB_REJECT_OPTIONS),
+	REJECT("||dekoder.ws^*?proxy=", BB_REJECT_PATTERN),
+	REJECT("||kinokongo.cc^*.php", BB_REJECT_PATTERN),
+	REJECT("||evil.example:8080^", BB_REJECT_PATTERN),
+	REJECT("||com^", BB_REJECT_SINGLE_LABEL),
+	REJECT("@@||api.nyda.pro^$websocket", BB_REJECT_EXCEPTION),
+	REJECT("@@||lags.win/ctf$websocket", BB_REJECT_EXCEPTION),
+	REJECT("example.com##.ad", BB_REJECT_COSMETIC),
+	REJECT("example.com#@#.ad", BB_REJECT_COSMETIC),
+	REJECT("example.com#?#div:has(> a)", BB_REJECT_COSMETIC),
+	REJECT("example.com#$#body { x: y }", BB_REJECT_COSMETIC),
+	REJECT("-coin-hive.js", BB_REJECT_PATTERN),
+	REJECT("-monero-miner-", BB_REJECT_PATTERN),
+	REJECT("/crypto-miner/*", BB_REJECT_PATTERN),
+	REJECT("/bootstrap.wasm$third-party", BB_REJECT_PATTERN),
+	REJECT(".aspx?poolid=", BB_REJECT_PATTERN),
+	REJECT("?*.spacepools.", BB_REJECT_PATTERN),
+	REJECT("=ws://*?pool=", BB_REJECT_PATTERN),
+	REJECT("/^https?:\\/\\/([0-9a-z\\.-_]+)\\.(bid|cf)\\.\\/(.*)/$script,third-party",
+	       BB_REJECT_PATTERN),
+	REJECT("|http://evil.example/*.js", BB_REJECT_PATTERN),
+	REJECT("$websocket,domain=a.example|b.example", BB_REJECT_PATTERN),
+	REJECT("$csp=child-src 'none'; frame-src *; worker-src 'none',domain=a.example",
+	       BB_REJECT_PATTERN),
+};
+
+static void addr_bytes(const char *text, __u8 *out)
+{
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, text, out) != 1 && inet_pton(AF_INET6, text, out) != 1)
+		fprintf(stderr, "bad address in test table: %s\n", text);
+}
+
+static size_t counted(const struct bb_list_counts *c, enum counted what)
+{
+	switch (what) {
+	case C_ENTRY:
+		return c->accepted[BB_ENTRY_IP4] + c->accepted[BB_ENTRY_IP6] +
+		       c->accepted[BB_ENTRY_NAME] + c->accepted[BB_ENTRY_URL];
+	case C_BLANK:
+		return c->blank;
+	case C_COMMENT:
+		return c->comments;
+	case C_PREAMBLE:
+		return c->preamble;
+	case C_REJECT:
+		return bb_list_rejected_total(c);
+	}
+	return 0;
+}
+
+/* Why the entry a line gave differs from the case, or NULL when it matches. */
+static const char *entry_mismatch(const struct line_case *tc, const struct bb_list *list)
+{
+	const struct bb_entry *e;
+	__u8 addr[16];
+
+	if (tc->ret != 1)
+		return list->n ? "an entry was added" : NULL;
+	if (list->n != 1)
+		return "not exactly one entry";
+	e = &list->entries[0];
+	if (e->kind != tc->kind)
+		return "kind";
+	if (e->flags != tc->flags)
+		return "flags";
+	if (tc->kind == BB_ENTRY_IP4 || tc->kind == BB_ENTRY_IP6) {
+		addr_bytes(tc->addr, addr);
+		if (e->plen != tc->plen)
+			return "prefix length";
+		if (memcmp(e->addr, addr, 16) || e->text)
+			return "address";
+		return NULL;
+	}
+	if (!e->text || strcmp(e->text, tc->text))
+		return "text";
+	return NULL;
+}
+
+static void test_line_table(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(line_cases) / sizeof(line_cases[0]); i++) {
+		const struct line_case *tc = &line_cases[i];
+		const char *why = NULL, *bad;
+		struct bb_list list;
+		char name[200];
+		int ret;
+
+		bb_list_init(&list);
+		ret = bb_list_parse_line(&list, tc->line, strlen(tc->line), &why);
+		bad = entry_mismatch(tc, &list);
+		if (!bad && counted(&list.counts, tc->counted) != 1)
+			bad = "counted in the wrong category";
+		if (!bad && list.counts.lines != 1)
+			bad = "line not counted";
+		if (!bad && ret < 0 && (!why || !*why))
+			bad = "reject without a reason";
+		snprintf(name, sizeof(name), "line %zu: %.60s", i, tc->line);
+		for (char *p = name; *p; p++)
+			if (*p == '\r' || *p == '\t' || *p == '#')
+				*p = ' ';
+		tap_result(ret == tc->ret && !bad, name, "returned %d (%s), expected %d; %s; text %s",
+			   ret, ret < 0 ? why : "-", tc->ret, bad ? bad : "entry ok",
+			   list.n && list.entries[0].text ? list.entries[0].text : "(none)");
+		bb_list_free(&list);
+	}
+}
+
+/* Cases built at run time: lengths at the limits. */
+static void test_lengths(void)
+{
+	char line[5000], label[80], name[300], url[400];
+	struct bb_list list;
+	const char *why;
+	int ret;
+
+	memset(label, 'a', 63);
+	strcpy(label + 63, ".example");
+	bb_list_init(&list);
+	ret = bb_list_parse_line(&list, label, strlen(label), &why);
+	ASSERT_EQ(ret, 1, "63-byte label accepted");
+	memset(label, 'a', 64);
+	strcpy(label + 64, ".example");
+	ret = bb_list_parse_line(&list, label, strlen(label), &why);
+	ASSERT_EQ(ret, R(BB_REJECT_BAD_NAME), "64-byte label rejected");
+
+	/* 63 + 1 + 63 + 1 + 63 + 1 + 61 = 253 bytes */
+	memset(name, 'b', 253);
+	name[63] = name[127] = name[191] = '.';
+	name[253] = '\0';
+	ret = bb_list_parse_line(&list, name, strlen(name), &why);
+	ASSERT_EQ(ret, 1, "253-byte name accepted");
+	ASSERT_EQ(strlen(list.entries[list.n - 1].text), 253, "253-byte name kept whole");
+	name[253] = 'b';
+	name[254] = '\0';
+	ret = bb_list_parse_line(&list, name, strlen(name), &why);
+	ASSERT_EQ(ret, R(BB_REJECT_BAD_NAME), "254-byte name rejected");
+
+	/* "evil.example/" is 13 bytes: a path of 242 bytes makes a 255-byte URL key text. */
+	strcpy(url, "http://evil.example/");
+	memset(url + 20, 'p', 242);
+	url[262] = '\0';
+	ret = bb_list_parse_line(&list, url, strlen(url), &why);
+	ASSERT_EQ(ret, 1, "255-byte URL text accepted");
+	url[262] = 'p';
+	url[263] = '\0';
+	ret = bb_list_parse_line(&list, url, strlen(url), &why);
+	ASSERT_EQ(ret, R(BB_REJECT_TOO_LONG), "256-byte URL text rejected");
+
+	memset(line, 'x', 4097);
+	memcpy(line, "0.0.0.0 a.", 10);
+	ret = bb_list_parse_line(&list, line, 4097, &why);
+	ASSERT_EQ(ret, R(BB_REJECT_TOO_LONG), "4097-byte line rejected");
+	ASSERT_EQ(list.counts.rejected[BB_REJECT_TOO_LONG], 2, "too_long counted twice");
+	bb_list_free(&list);
+}
+
+struct item_case {
+	const char *item;
+	int ret;
+	enum bb_entry_kind kind;
+	int plen;
+	const char *text;
+	int flags;
+};
+
+static const struct item_case item_cases[] = {
+	{ "192.0.2.1", 0, BB_ENTRY_IP4, 32, NULL, 0 },
+	{ " 192.0.2.99/24 ", 0, BB_ENTRY_IP4, 24, NULL, 0 },
+	{ "2001:db8::/32", 0, BB_ENTRY_IP6, 32, NULL, 0 },
+	{ "Evil.Example.", 0, BB_ENTRY_NAME, 0, "evil.example", 0 },
+	{ "*.evil.example", 0, BB_ENTRY_NAME, 0, "evil.example", BB_ENTRY_F_SUBDOMAINS_ONLY },
+	{ "http://evil.example/phish/login?x=1", 0, BB_ENTRY_URL, 0,
+	  "evil.example/phish/login?x=1", 0 },
+	{ "evil.example/phish/", 0, BB_ENTRY_URL, 0, "evil.example/phish/", 0 },
+	{ "localhost", 0, BB_ENTRY_NAME, 0, "localhost", 0 },	/* a question, not an entry */
+	{ "-x3.vindicosuite.com", 0, BB_ENTRY_NAME, 0, "-x3.vindicosuite.com", 0 },
+	{ "300.1.1.1", R(BB_REJECT_BAD_ADDRESS), 0, 0, NULL, 0 },
+	{ "ev!l.example", R(BB_REJECT_BAD_NAME), 0, 0, NULL, 0 },
+	{ "", R(BB_REJECT_SYNTAX), 0, 0, NULL, 0 },
+};
+
+static void test_items(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(item_cases) / sizeof(item_cases[0]); i++) {
+		const struct item_case *tc = &item_cases[i];
+		struct bb_entry e;
+		char text[BB_KEY_MAX + 1], name[100];
+		const char *why = NULL;
+		int ret = bb_list_parse_item(tc->item, &e, text, sizeof(text), &why);
+		bool ok = ret == tc->ret;
+
+		if (ok && !ret)
+			ok = e.kind == tc->kind && e.flags == tc->flags &&
+			     (tc->text ? e.text && !strcmp(e.text, tc->text) && e.text == text :
+					 e.plen == tc->plen && !e.text);
+		if (ok && ret)
+			ok = why && *why;
+		snprintf(name, sizeof(name), "item %zu: \"%s\"", i, tc->item);
+		tap_result(ok, name, "returned %d (%s), expected %d; kind %d text %s", ret,
+			   ret ? why : "-", tc->ret, e.kind, !ret && e.text ? e.text : "(none)");
+	}
+}
+
+static void test_names(void)
+{
+	static const char *const kinds[] = { "ipv4", "ipv6", "name", "url" };
+	static const char *const reasons[] = {
+		"syntax", "bad_address", "bad_name", "single_label", "exception", "options",
+		"cosmetic", "pattern", "too_long", "ip_as_name",
+	};
+	char out[BB_NAME_MAX + 1];
+	const char *why = NULL;
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+		ok &= !strcmp(bb_entry_kind_name(i), kinds[i]);
+	ASSERT_TRUE(ok, "entry kind names");
+	ok = true;
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		ok &= !strcmp(bb_reject_reason_name(i), reasons[i]);
+	ASSERT_TRUE(ok, "reject reason names");
+
+	ASSERT_EQ(bb_name_canonical("M\xc3\xbcnchen.DE", 11, out, sizeof(out), &why), 0,
+		  "canonical IDN accepted");
+	ASSERT_STREQ(out, "xn--mnchen-3ya.de", "canonical IDN is punycode");
+	why = NULL;
+	ASSERT_EQ(bb_name_canonical("a\xe2\x80\x8d" "b.example", 12, out, sizeof(out), &why),
+		  R(BB_REJECT_BAD_NAME), "canonical rejects a ZWJ outside its context");
+	ASSERT_TRUE(why && strstr(why, "IDN"), "IDN failure says why");
+	ASSERT_EQ(bb_name_canonical("evil.example", 12, out, 5, &why), R(BB_REJECT_TOO_LONG),
+		  "canonical respects the output size");
+}
+
+/* ---- files ---- */
+
+static char lists_dir[1024];
+
+static void list_path(char *out, size_t size, const char *file)
+{
+	snprintf(out, size, "%s/%s", lists_dir, file);
+}
+
+struct file_case {
+	const char *file;
+	size_t lines, ip4, ip6, names, urls, dups, blank, comments, preamble;
+	size_t rejected[BB_REJECT_REASON_MAX];
+};
+
+/*
+ * Expected counts, derived with awk/grep on the files and checked against the
+ * README (see the report of the change that added them):
+ * - stevenblack: 60,603 hosts lines = 16 preamble lines (localhost... 0.0.0.0 0.0.0.0,
+ *   hercules x2) + 60,587 "0.0.0.0 name" (the README's "unique domains"). Of those,
+ *   "0.0.0.0 wpad" is a single label (preamble) and "0.0.0.0 130.211.230.53" an IP:
+ *   60,585 names.
+ * - urlhaus ublock: 3,509 path rules, one 445 bytes long: 3,508 URLs, 1 too long;
+ *   619 bare names + ||wegrowcoaching.com^$all = 620 names.
+ * - nocoin-adblock: 212 "||" rules = 58 names (47 "||x^", 11 "||x") + 1 IP + 5 paths
+ *   + 145 with options + 3 wildcards; 97 generic rules (72 + 25 with options) and the
+ *   3 wildcards are patterns; 25 comments = 24 "!" + the [Adblock Plus 2.0] header.
+ * - phishunt: 602 bare origins; 176 with path/query, one 1,059-byte URL too long.
+ */
+static const struct file_case file_cases[] = {
+	{ "stevenblack-unified-hosts.ohnx-2019.hosts", 62986, 0, 0, 60585, 0, 0, 179, 2204, 17,
+	  { [BB_REJECT_IP_AS_NAME] = 1 } },
+	{ "adaway-hosts.txt", 10607, 0, 0, 6540, 0, 0, 2023, 2042, 2, { 0 } },
+	{ "nocoin-hosts.txt", 324, 0, 0, 313, 0, 0, 1, 10, 0, { 0 } },
+	{ "urlhaus-filter-hosts.txt", 2695, 0, 0, 2689, 0, 0, 0, 6, 0, { 0 } },
+	{ "urlhaus-filter-domains.txt", 25774, 23079, 0, 2689, 0, 0, 0, 6, 0, { 0 } },
+	{ "urlhaus-filter-agh-online.adblock.txt", 2859, 2234, 0, 619, 0, 0, 0, 6, 0, { 0 } },
+	{ "urlhaus-filter-online.ublock.txt", 6369, 2234, 0, 620, 3508, 0, 0, 6, 0,
+	  { [BB_REJECT_TOO_LONG] = 1 } },
+	{ "nocoin-adblock.txt", 358, 1, 0, 58, 5, 0, 16, 25, 0,
+	  { [BB_REJECT_EXCEPTION] = 8, [BB_REJECT_OPTIONS] = 145, [BB_REJECT_PATTERN] = 100 } },
+	{ "spamhaus-drop.txt", 1390, 1385, 0, 0, 0, 0, 0, 5, 0, { 0 } },
+	{ "spamhaus-dropv6.txt", 83, 0, 78, 0, 0, 0, 0, 5, 0, { 0 } },
+	{ "phishunt-urls.txt", 778, 0, 0, 602, 175, 0, 0, 0, 0, { [BB_REJECT_TOO_LONG] = 1 } },
+};
+
+static bool counts_equal(const struct bb_list_counts *c, const struct file_case *fc, char *diff,
+			 size_t size)
+{
+	size_t i;
+
+#define CHECK(got, want, what) do { \
+		if ((got) != (want)) { \
+			snprintf(diff, size, "%s: got %zu, expected %zu", what, (size_t)(got), \
+				 (size_t)(want)); \
+			return false; \
+		} \
+	} while (0)
+	CHECK(c->lines, fc->lines, "lines");
+	CHECK(c->accepted[BB_ENTRY_IP4], fc->ip4, "ipv4");
+	CHECK(c->accepted[BB_ENTRY_IP6], fc->ip6, "ipv6");
+	CHECK(c->accepted[BB_ENTRY_NAME], fc->names, "names");
+	CHECK(c->accepted[BB_ENTRY_URL], fc->urls, "urls");
+	CHECK(c->duplicates, fc->dups, "duplicates");
+	CHECK(c->blank, fc->blank, "blank");
+	CHECK(c->comments, fc->comments, "comments");
+	CHECK(c->preamble, fc->preamble, "preamble");
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		CHECK(c->rejected[i], fc->rejected[i], bb_reject_reason_name(i));
+#undef CHECK
+	return true;
+}
+
+static size_t counts_sum(const struct bb_list_counts *c)
+{
+	return c->accepted[0] + c->accepted[1] + c->accepted[2] + c->accepted[3] + c->duplicates +
+	       c->blank + c->comments + c->preamble + bb_list_rejected_total(c);
+}
+
+static const struct bb_entry *find_entry(const struct bb_list *list, enum bb_entry_kind kind,
+					 const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->entries[i].kind == kind && list->entries[i].text &&
+		    !strcmp(list->entries[i].text, text))
+			return &list->entries[i];
+	return NULL;
+}
+
+static void test_real_lists(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(file_cases) / sizeof(file_cases[0]); i++) {
+		const struct file_case *fc = &file_cases[i];
+		struct bb_list_counts c;
+		struct bb_list list;
+		char path[1200], name[200], diff[200] = "";
+		int ret;
+
+		list_path(path, sizeof(path), fc->file);
+		bb_list_init(&list);
+		ret = bb_list_parse_file(&list, path, NULL, &c);
+		snprintf(name, sizeof(name), "%s: counts", fc->file);
+		tap_result(ret == 0 && counts_equal(&c, fc, diff, sizeof(diff)), name,
+			   "parse returned %d; %s", ret, diff);
+		snprintf(name, sizeof(name), "%s: every line counted once", fc->file);
+		ASSERT_EQ(counts_sum(&c), c.lines, name);
+		snprintf(name, sizeof(name), "%s: list counts equal file counts", fc->file);
+		ASSERT_TRUE(!memcmp(&c, &list.counts, sizeof(c)), name);
+		snprintf(name, sizeof(name), "%s: one entry per accepted line", fc->file);
+		ASSERT_EQ(list.n, fc->ip4 + fc->ip6 + fc->names + fc->urls, name);
+		bb_list_free(&list);
+	}
+}
+
+/* Spot checks in the parsed lists: what must be there, and what must never be. */
+static void test_list_contents(void)
+{
+	struct bb_list list;
+	char path[1200], *line = NULL;
+	size_t cap = 0, checked = 0, i;
+	bool ok = true;
+	FILE *f;
+
+	bb_list_init(&list);
+	list_path(path, sizeof(path), "stevenblack-unified-hosts.ohnx-2019.hosts");
+	bb_list_parse_file(&list, path, NULL, NULL);
+	/* The first entry's text sits in the first arena chunk: still intact at the end. */
+	ASSERT_STREQ(list.n ? list.entries[0].text : NULL, "102.112.2o7.net",
+		     "stevenblack: first entry intact after 60k more");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "hercules.iad.appboy.com"),
+		    "stevenblack: hercules.iad.appboy.com listed");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "hercules"), "stevenblack: hercules not");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "localhost"), "stevenblack: localhost not");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "wpad"), "stevenblack: wpad not");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "-x3.vindicosuite.com"),
+		    "stevenblack: -x3.vindicosuite.com listed");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "ghm_bulgaria.hit.gemius.pl"),
+		    "stevenblack: underscore name listed");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "jackbootedroom.com"),
+		    "stevenblack: name before an inline comment listed");
+	for (i = 0; i < list.n; i++)
+		ok &= list.entries[i].kind == BB_ENTRY_NAME;
+	ASSERT_TRUE(ok, "stevenblack: no IP entries (0.0.0.0 0.0.0.0 is preamble)");
+	bb_list_free(&list);
+
+	/* The hosts of @@ exceptions must never become block entries. */
+	bb_list_init(&list);
+	list_path(path, sizeof(path), "nocoin-adblock.txt");
+	bb_list_parse_file(&list, path, NULL, NULL);
+	f = fopen(path, "r");
+	ok = f != NULL;
+	while (f && getline(&line, &cap, f) > 0) {
+		size_t n;
+
+		if (strncmp(line, "@@||", 4))
+			continue;
+		n = strcspn(line + 4, "^/$?\r\n");
+		line[4 + n] = '\0';
+		checked++;
+		for (i = 0; i < list.n; i++)
+			if (list.entries[i].text && !strncmp(list.entries[i].text, line + 4, n) &&
+			    (list.entries[i].text[n] == '\0' || list.entries[i].text[n] == '/'))
+				ok = false;
+	}
+	if (f)
+		fclose(f);
+	ASSERT_TRUE(ok && checked == 8, "nocoin-adblock: no entry for the 8 @@ exception hosts");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_URL, "shrink-service.it/js/cM.js"),
+		    "nocoin-adblock: path rule is a URL, case kept");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "2miners.com"),
+		    "nocoin-adblock: $third-party host not listed");
+	bb_list_free(&list);
+
+	/* Path rules on shared hosts must not block the whole host. */
+	bb_list_init(&list);
+	list_path(path, sizeof(path), "urlhaus-filter-online.ublock.txt");
+	bb_list_parse_file(&list, path, NULL, NULL);
+	f = fopen(path, "r");
+	ok = f != NULL;
+	checked = 0;
+	while (f && getline(&line, &cap, f) > 0) {
+		size_t n = strcspn(line, "/\r\n");
+
+		if (strncmp(line, "||", 2) || line[n] != '/')
+			continue;
+		line[n] = '\0';
+		checked++;
+		if (find_entry(&list, BB_ENTRY_NAME, line + 2))
+			ok = false;
+	}
+	if (f)
+		fclose(f);
+	ASSERT_TRUE(ok && checked == 3509, "ublock: no path rule's host is a NAME entry");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "bitbucket.org"),
+		    "ublock: bitbucket.org is not a NAME entry");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_URL,
+			       "bitbucket.org/javamagazine/magdownloads/downloads/"
+			       "utilities-windowtimer-ptimer.zip"),
+		    "ublock: bitbucket.org path is a URL entry");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "wegrowcoaching.com"),
+		    "ublock: ||host^$all is a NAME entry");
+	free(line);
+	bb_list_free(&list);
+}
+
+static int write_temp(char *path, size_t size, const char *data, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(path, size, "%s/test_list.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	fwrite(data, 1, len, f);
+	fclose(f);
+	return 0;
+}
+
+static void test_files(void)
+{
+	static const char crlf_bom[] = "\xef\xbb\xbf# list\r\nevil.example\r\n\r\n"
+				       "0.0.0.0 other.example  # x\r\n192.0.2.0/24 ; SBL1\r\n";
+	static const char first[] = "evil.example\n192.0.2.1\nhttp://evil.example/a\n";
+	static const char second[] = "EVIL.example.\n0.0.0.0 evil.example\n192.0.2.1/32\n"
+				     "||evil.example/a^\n*.evil.example\nnew.example";
+	char path1[1300], path2[1300], rep[4096], path[1200];
+	struct bb_list_counts c;
+	struct bb_list list;
+	FILE *report;
+	int ret;
+
+	bb_list_init(&list);
+	ret = write_temp(path1, sizeof(path1), crlf_bom, sizeof(crlf_bom) - 1);
+	ASSERT_EQ(ret, 0, "temp file written");
+	ret = bb_list_parse_file(&list, path1, NULL, &c);
+	ASSERT_TRUE(ret == 0 && c.lines == 5 && c.comments == 1 && c.blank == 1 &&
+		    c.accepted[BB_ENTRY_NAME] == 2 && c.accepted[BB_ENTRY_IP4] == 1 &&
+		    bb_list_rejected_total(&c) == 0, "CRLF + BOM file");
+	ASSERT_STREQ(list.n == 3 ? list.entries[1].text : NULL, "other.example",
+		     "CRLF + BOM file: hosts name");
+	unlink(path1);
+	bb_list_free(&list);
+
+	/* The second file repeats the first one's entries in other spellings. */
+	bb_list_init(&list);
+	write_temp(path1, sizeof(path1), first, sizeof(first) - 1);
+	write_temp(path2, sizeof(path2), second, sizeof(second) - 1);
+	ret = bb_list_parse_file(&list, path1, NULL, &c);
+	ASSERT_TRUE(ret == 0 && list.n == 3 && c.duplicates == 0, "duplicates: first file");
+	ret = bb_list_parse_file(&list, path2, NULL, &c);
+	ASSERT_EQ(c.duplicates, 4, "duplicates: across files");
+	ASSERT_EQ(c.lines, 6, "duplicates: final line without newline counted");
+	ASSERT_EQ(c.accepted[BB_ENTRY_NAME], 2, "duplicates: *.name and the last line are new");
+	ASSERT_STREQ(list.entries[list.n - 1].text, "new.example",
+		     "final line without newline parsed");
+	ASSERT_EQ(list.counts.duplicates, 4, "duplicates: summed over files");
+	ASSERT_EQ(bb_list_parse_line(&list, "evil.example", 12, NULL), 1, "duplicate returns 1");
+	ASSERT_EQ(list.n, 5, "duplicate not appended");
+	unlink(path1);
+	unlink(path2);
+	bb_list_free(&list);
+
+	/* Cross-file duplicates on real lists: the domains list holds every hosts name. */
+	bb_list_init(&list);
+	list_path(path, sizeof(path), "urlhaus-filter-hosts.txt");
+	bb_list_parse_file(&list, path, NULL, NULL);
+	list_path(path, sizeof(path), "urlhaus-filter-domains.txt");
+	bb_list_parse_file(&list, path, NULL, &c);
+	ASSERT_TRUE(c.duplicates == 2689 && c.accepted[BB_ENTRY_NAME] == 0 &&
+		    c.accepted[BB_ENTRY_IP4] == 23079, "urlhaus hosts then domains: 2689 duplicates");
+	ASSERT_EQ(list.counts.lines, 2695 + 25774, "urlhaus: lines summed");
+	bb_list_free(&list);
+
+	/* Reports: at most report_max lines, then how many were not shown. */
+	bb_list_init(&list);
+	report = fmemopen(rep, sizeof(rep), "w");
+	list_path(path, sizeof(path), "nocoin-adblock.txt");
+	ret = bb_list_parse_file(&list, path, &(struct bb_list_opts){ report, 2 }, NULL);
+	fclose(report);
+	snprintf(path1, sizeof(path1), "%s:13: ", path);
+	ASSERT_TRUE(ret == 0 && !strncmp(rep, path1, strlen(path1)) &&
+		    strstr(rep, "(||23.83.114.131^$third-party)\n"), "report: file:line: reason (text)");
+	snprintf(path1, sizeof(path1), "%s: 251 more rejected lines not shown\n", path);
+	ASSERT_TRUE(strstr(rep, path1) && strstr(rep, path1) + strlen(path1) == rep + strlen(rep),
+		    "report: 251 more not shown, last");
+	ASSERT_EQ(strchr(strchr(rep, '\n') + 1, '\n') + 1 - rep, strstr(rep, path1) - rep,
+		  "report: exactly 2 lines shown");
+	bb_list_free(&list);
+
+	bb_list_init(&list);
+	report = fmemopen(rep, sizeof(rep), "w");
+	ret = bb_list_parse_file(&list, "/nonexistent/list.txt",
+				 &(struct bb_list_opts){ report, 0 }, &c);
+	fclose(report);
+	ASSERT_EQ(ret, -ENOENT, "missing file: -ENOENT");
+	ASSERT_STREQ(rep, "/nonexistent/list.txt: No such file or directory\n",
+		     "missing file: reported with its name");
+	bb_list_free(&list);
+}
+
+int main(void)
+{
+	const char *dir = getenv("BB_LISTS_DIR");
+
+	snprintf(lists_dir, sizeof(lists_dir), "%s", dir && *dir ? dir : "../shared/lists");
+	tap_plan_header();
+	test_line_table();
+	test_lengths();
+	test_items();
+	test_names();
+	test_real_lists();
+	test_list_contents();
+	test_files();
+	return tap_finish();
+}

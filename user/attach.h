@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* XDP attachments as pinned bpf_links, one per interface. */
+#ifndef BB_ATTACH_H
+#define BB_ATTACH_H
+
+#include <linux/types.h>
+
+#include "pins.h"
+
+enum bb_xdp_mode {
+	BB_XDP_AUTO,		/* native, else generic */
+	BB_XDP_NATIVE,
+	BB_XDP_GENERIC,
+};
+
+struct bb_attachment {
+	char ifname[32];	/* from the pin name */
+	int ifindex;		/* 0 when the interface is gone */
+	__u32 link_id;
+	__u32 prog_id;
+};
+
+/* Is ifname attached by this instance? */
+int bb_attached(const char *pin_dir, const char *ifname);
+/* Attach the instance's program to ifname and pin the link. *used says which mode. */
+int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
+	      enum bb_xdp_mode mode, enum bb_xdp_mode *used);
+/* Detach ifname and remove its link pin. -ENOENT when it was not attached. */
+int bb_detach(const char *pin_dir, const char *ifname);
+/* The instance's attachments; returns their count or -errno. */
+int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max);
+
+#endif /* BB_ATTACH_H */

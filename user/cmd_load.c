@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bloomblock load / unload: parse, build, attach, swap; and detach. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attach.h"
+#include "common.h"
+#include "filter.h"
+#include "list.h"
+#include "options.h"
+#include "pins.h"
+
+#define MAX_IFACES 16
+
+static void load_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock load LIST... [-i IFACE]... [OPTIONS]\n"
+		"\n"
+		"Build a Bloom filter from the blocklist files (\"-\" is stdin), attach it at XDP\n"
+		"to each IFACE, and from then on drop (or flag) every packet whose source address\n"
+		"is listed. On an instance that is already loaded, the new filter is built in\n"
+		"full and swapped in with one atomic update; any failure leaves the old one live.\n"
+		"Without -i, only the filter of the running instance is replaced.\n"
+		"\n"
+		"  -i, --interface IFACE   attach to IFACE (repeatable)\n"
+		"  -m, --mode MODE         drop (default) or flag: count hits and pass them;\n"
+		"                          a reload without --mode keeps the live mode\n"
+		"      --fp P              target false-positive rate per key (default 0.001)\n"
+		"      --strict            any rejected line is fatal\n"
+		"      --xdp-mode MODE     auto (default: native, else generic), native, generic\n"
+		"  -v, --verbose           report every rejected line (default: the first 20 a file)\n"
+		"      --seed N            hash seed (default: random), for reproducible filters\n");
+}
+
+static int parse_mode(const char *s, __u32 *flags)
+{
+	if (!strcmp(s, "drop"))
+		*flags = BB_HDR_F_DROP;
+	else if (!strcmp(s, "flag"))
+		*flags = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static double elapsed(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+static void print_counts(const char *what, const struct bb_list_counts *c)
+{
+	size_t r;
+
+	pr_info("%s: %zu lines: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %zu duplicates, "
+		"%zu comments, %zu blank, %zu hosts-file preamble, %zu rejected", what, c->lines,
+		c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6], c->accepted[BB_ENTRY_NAME],
+		c->accepted[BB_ENTRY_URL], c->duplicates, c->comments, c->blank, c->preamble,
+		bb_list_rejected_total(c));
+	if (bb_list_rejected_total(c)) {
+		const char *sep = " (";
+
+		for (r = 0; r < BB_REJECT_REASON_MAX; r++) {
+			if (!c->rejected[r])
+				continue;
+			pr_info("%s%s %zu", sep, bb_reject_reason_name(r), c->rejected[r]);
+			sep = ", ";
+		}
+		pr_info(")");
+	}
+	pr_info("\n");
+}
+
+static json_t *counts_json(const struct bb_list_counts *c)
+{
+	json_t *accepted = json_object(), *rejected = json_object();
+	size_t i;
+
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+		json_object_set_new(accepted, bb_entry_kind_name(i), json_integer(c->accepted[i]));
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		json_object_set_new(rejected, bb_reject_reason_name(i),
+				    json_integer(c->rejected[i]));
+	return json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:o}", "lines", (json_int_t)c->lines,
+			 "accepted", accepted, "duplicates", (json_int_t)c->duplicates,
+			 "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
+			 "preamble", (json_int_t)c->preamble, "rejected", rejected);
+}
+
+static void print_plens(const char *family, const struct bb_plen_plan *p)
+{
+	unsigned int i;
+
+	if (!p->n_plens && !p->short_prefixes)
+		return;
+	pr_info("  %s probes:", family);
+	for (i = 0; i < p->n_plens; i++)
+		pr_info(" /%u", p->plens[i]);
+	pr_info(" (%u Bloom lookups per packet at most)", p->n_plens);
+	if (p->short_prefixes)
+		pr_info(", %llu prefixes /8 or shorter in the exact short table",
+			(unsigned long long)p->short_prefixes);
+	pr_info("\n");
+}
+
+int cmd_load(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "interface", required_argument, NULL, 'i' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "fp", required_argument, NULL, 'f' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "xdp-mode", required_argument, NULL, 'x' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *ifnames[MAX_IFACES];
+	int ifindexes[MAX_IFACES], n_ifaces = 0, opt, i, err, ret = BB_EXIT_ERROR;
+	struct bb_filter_opts fopts = { .fpr = BB_FPR_DEFAULT };
+	struct bb_list_opts lopts = { .report = stderr, .report_max = 20 };
+	enum bb_xdp_mode xdp_mode = BB_XDP_AUTO, used;
+	struct bb_instance inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1 };
+	struct bb_filter filter = { 0 };
+	struct bb_list list;
+	bool strict = false, mode_given = false, created = false;
+	bool attached_now[MAX_IFACES] = { false };
+	struct timespec t0;
+	double t_parse, t_build, t_push;
+	json_t *files_json = NULL;
+
+	while ((opt = getopt_long(argc, argv, "i:m:vh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			if (n_ifaces == MAX_IFACES) {
+				pr_err("at most %d interfaces per load\n", MAX_IFACES);
+				return BB_EXIT_USAGE;
+			}
+			ifnames[n_ifaces++] = optarg;
+			break;
+		case 'm':
+			if (parse_mode(optarg, &fopts.flags)) {
+				pr_err("--mode is drop or flag, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			mode_given = true;
+			break;
+		case 'f':
+			if (bb_parse_fpr(optarg, &fopts.fpr))
+				return BB_EXIT_USAGE;
+			break;
+		case 's':
+			strict = true;
+			break;
+		case 'x':
+			if (!strcmp(optarg, "auto"))
+				xdp_mode = BB_XDP_AUTO;
+			else if (!strcmp(optarg, "native"))
+				xdp_mode = BB_XDP_NATIVE;
+			else if (!strcmp(optarg, "generic"))
+				xdp_mode = BB_XDP_GENERIC;
+			else {
+				pr_err("--xdp-mode is auto, native or generic, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			lopts.report_max = 0;
+			break;
+		case 'S':
+			fopts.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'h':
+			load_usage(stdout);
+			return BB_EXIT_OK;
+		default:
+			load_usage(stderr);
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("load needs at least one blocklist file\n");
+		load_usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return BB_EXIT_ERROR;
+	for (i = 0; i < n_ifaces; i++)
+		if (bb_require_ifindex(ifnames[i], &ifindexes[i]))
+			return BB_EXIT_ERROR;
+
+	/* 1. Parse everything. Nothing live is touched until the filter is complete. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bb_list_init(&list);
+	files_json = json_array();
+	for (i = optind; i < argc; i++) {
+		struct bb_list_counts fc;
+
+		err = bb_list_parse_file(&list, argv[i], &lopts, &fc);
+		if (err) {
+			pr_err("%s: %s; the live filter is unchanged\n", argv[i], strerror(-err));
+			goto cleanup;
+		}
+		print_counts(argv[i], &fc);
+		json_array_append_new(files_json, json_pack("{s:s, s:o}", "file", argv[i],
+							    "counts", counts_json(&fc)));
+	}
+	t_parse = elapsed(&t0);
+	if (strict && bb_list_rejected_total(&list.counts)) {
+		pr_err("--strict: %zu rejected lines (above); the live filter is unchanged\n",
+		       bb_list_rejected_total(&list.counts));
+		goto cleanup;
+	}
+	if (!list.n) {
+		pr_err("no usable entries in the list%s; the live filter is unchanged\n",
+		       argc - optind > 1 ? "s" : "");
+		goto cleanup;
+	}
+
+	/* 2. The instance: reuse the pinned one, or load the program and pin it. */
+	err = bb_instance_open(bb_opts.pin_dir, &inst);
+	if (err == -ENOENT) {
+		if (!n_ifaces) {
+			pr_err("nothing is loaded under %s yet: give an interface with -i\n",
+			       bb_opts.pin_dir);
+			ret = BB_EXIT_USAGE;
+			goto cleanup;
+		}
+		err = bb_instance_create(bb_opts.pin_dir, &inst);
+		if (err)
+			goto cleanup;
+		created = true;
+	} else if (err) {
+		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
+		goto cleanup;
+	}
+	if (!mode_given && !created) {
+		struct bb_image live;
+
+		if (bb_image_open(&inst, &live) == 0) {
+			fopts.flags = ((const struct bb_header *)live.blocks)->flags & BB_HDR_F_DROP;
+			bb_image_close(&live);
+		}
+	} else if (!mode_given) {
+		fopts.flags = BB_HDR_F_DROP;
+	}
+
+	/* 3. Build. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = bb_filter_build(&filter, &list, &fopts);
+	if (err) {
+		if (err == -E2BIG)
+			pr_err("the list is too large or its prefix lengths too spread to build a "
+			       "bounded filter; the live filter is unchanged\n");
+		else
+			pr_err("cannot build the filter: %s; the live filter is unchanged\n",
+			       strerror(-err));
+		goto rollback;
+	}
+	t_build = elapsed(&t0);
+
+	/*
+	 * 4. Attach where not attached yet, then swap. A new instance gets its filter
+	 * first, so a fresh attachment never runs without one; on an existing instance
+	 * the swap comes last, so a failed attach leaves the old filter and its
+	 * interfaces exactly as they were.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (created) {
+		err = bb_filter_push(&inst, &filter);
+		if (err)
+			goto rollback;
+	}
+	for (i = 0; i < n_ifaces; i++) {
+		if (bb_attached(bb_opts.pin_dir, ifnames[i]))
+			continue;
+		err = bb_attach(&inst, ifnames[i], ifindexes[i], xdp_mode, &used);
+		if (err)
+			goto rollback;
+		attached_now[i] = true;
+		pr_info("%s: attached (%s XDP)\n", ifnames[i],
+			used == BB_XDP_NATIVE ? "native" : "generic");
+	}
+	if (!created) {
+		err = bb_filter_push(&inst, &filter);
+		if (err)
+			goto rollback;
+	}
+	t_push = elapsed(&t0);
+
+	pr_info("filter: %llu keys in %u blocks, %.1f MiB, %.2f bits/key, k=%u, "
+		"predicted FPR %.3g per key lookup; generation %llu, mode %s\n",
+		(unsigned long long)filter.hdr.items, filter.hdr.nblocks,
+		filter.plan.map_bytes / 1048576.0, filter.plan.bits_per_key, filter.hdr.k,
+		filter.plan.fpr, (unsigned long long)filter.hdr.generation,
+		filter.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag");
+	print_plens("IPv4", &filter.v4);
+	print_plens("IPv6", &filter.v6);
+	pr_info("timing: parse %.3fs, build %.3fs, push %.3fs\n", t_parse, t_build, t_push);
+	if (bb_opts.json) {
+		bb_json_print(json_pack(
+			"{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:s, s:I}, "
+			"s:{s:f, s:f, s:f}}",
+			"files", files_json, "total", counts_json(&list.counts),
+			"filter", "keys", (json_int_t)filter.hdr.items,
+			"blocks", (json_int_t)filter.hdr.nblocks,
+			"bytes", (json_int_t)filter.plan.map_bytes,
+			"k", (json_int_t)filter.hdr.k, "bits_per_key", filter.plan.bits_per_key,
+			"fpr", filter.plan.fpr,
+			"mode", filter.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag",
+			"generation", (json_int_t)filter.hdr.generation,
+			"seconds", "parse", t_parse, "build", t_build, "push", t_push));
+		files_json = NULL;
+	}
+	ret = BB_EXIT_OK;
+	goto cleanup;
+
+rollback:
+	for (i = 0; i < n_ifaces; i++)
+		if (attached_now[i])
+			bb_detach(bb_opts.pin_dir, ifnames[i]);
+	if (created) {
+		bb_instance_close(&inst);
+		bb_instance_remove(bb_opts.pin_dir);
+	} else {
+		pr_err("the live filter is unchanged\n");
+	}
+cleanup:
+	json_decref(files_json);
+	bb_filter_free(&filter);
+	bb_instance_close(&inst);
+	bb_list_free(&list);
+	return ret;
+}
+
+static void unload_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock unload -i IFACE... | --all\n"
+		"\n"
+		"Detach bloomblock from the interfaces. When no interface is left, or with --all,\n"
+		"the pinned filter and counters are removed too.\n"
+		"\n"
+		"  -i, --interface IFACE   detach from IFACE (repeatable)\n"
+		"  -a, --all               detach everywhere and remove all state\n");
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "interface", required_argument, NULL, 'i' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct bb_attachment att[64];
+	const char *ifnames[MAX_IFACES];
+	int n_ifaces = 0, opt, i, n, err, ret = BB_EXIT_OK;
+	bool all = false;
+
+	while ((opt = getopt_long(argc, argv, "i:ah", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			if (n_ifaces == MAX_IFACES)
+				return BB_EXIT_USAGE;
+			ifnames[n_ifaces++] = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'h':
+			unload_usage(stdout);
+			return BB_EXIT_OK;
+		default:
+			unload_usage(stderr);
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc || (!all && !n_ifaces) || (all && n_ifaces)) {
+		unload_usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return BB_EXIT_ERROR;
+
+	if (all) {
+		n = bb_attachments(bb_opts.pin_dir, att, 64);
+		for (i = 0; i < n; i++)
+			bb_detach(bb_opts.pin_dir, att[i].ifname);
+	}
+	for (i = 0; i < n_ifaces; i++) {
+		err = bb_detach(bb_opts.pin_dir, ifnames[i]);
+		if (err == -ENOENT) {
+			pr_err("%s: bloomblock is not attached there (bloomblock status)\n",
+			       ifnames[i]);
+			ret = BB_EXIT_ERROR;
+		} else if (err) {
+			pr_err("%s: cannot detach: %s\n", ifnames[i], strerror(-err));
+			ret = BB_EXIT_ERROR;
+		} else {
+			pr_info("%s: detached\n", ifnames[i]);
+		}
+	}
+	if (all || bb_attachments(bb_opts.pin_dir, att, 64) == 0) {
+		err = bb_instance_remove(bb_opts.pin_dir);
+		if (err) {
+			pr_err("cannot remove %s: %s\n", bb_opts.pin_dir, strerror(-err));
+			ret = BB_EXIT_ERROR;
+		} else if (all) {
+			pr_info("removed %s\n", bb_opts.pin_dir);
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bloomblock plan: what a filter for N keys at a target FPR costs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "filter.h"
+#include "options.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock plan -n N [--fp P]\n"
+		"\n"
+		"Size a blocked Bloom filter for N keys at a target false-positive rate\n"
+		"(default 0.001) and compare it with an exact BPF hash map.\n"
+		"\n"
+		"  -n, --items N   keys to hold (after CIDR expansion; 1e6 and 10M work)\n"
+		"      --fp P      target false-positive rate per key, 0 < P < 1\n");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "items", required_argument, NULL, 'n' },
+		{ "fp", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	double fpr = BB_FPR_DEFAULT;
+	struct bb_plan plan;
+	__u64 n = 0;
+	bool have_n = false;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (bb_parse_count(optarg, &n)) {
+				pr_err("-n wants a whole number of items, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			have_n = true;
+			break;
+		case 'f':
+			if (bb_parse_fpr(optarg, &fpr))
+				return BB_EXIT_USAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return BB_EXIT_OK;
+		default:
+			usage(stderr);
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (!have_n || optind != argc) {
+		usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	err = bb_plan_make(n, fpr, &plan);
+	if (err) {
+		pr_err("no filter of at most %u blocks reaches FPR %g for %llu items\n",
+		       BB_MAX_BLOCKS, fpr, (unsigned long long)n);
+		return BB_EXIT_ERROR;
+	}
+	if (bb_opts.json) {
+		bb_json_print(json_pack("{s:I, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I}",
+					"items", (json_int_t)plan.n,
+					"target_fpr", plan.target_fpr,
+					"k", (json_int_t)plan.k,
+					"blocks", (json_int_t)plan.nblocks,
+					"bits", (json_int_t)plan.bits,
+					"bytes", (json_int_t)plan.map_bytes,
+					"bits_per_item", plan.bits_per_key,
+					"bound_bits_per_item", plan.bound_bits_per_key,
+					"fpr", plan.fpr,
+					"classic_formula_fpr", plan.classic_fpr,
+					"hash_map_bytes", (json_int_t)plan.hash_map_bytes));
+		return BB_EXIT_OK;
+	}
+	printf("items            %llu\n", (unsigned long long)plan.n);
+	printf("target FPR       %g\n", plan.target_fpr);
+	printf("k                %u probe bits, all in one 64-byte block\n", plan.k);
+	printf("blocks           %u x 512 bits\n", plan.nblocks);
+	printf("bits             %llu\n", (unsigned long long)plan.bits);
+	printf("bytes            %llu (%.1f MiB, with header)\n",
+	       (unsigned long long)plan.map_bytes, plan.map_bytes / 1048576.0);
+	printf("bits per item    %.2f (bound for this FPR: %.2f)\n", plan.bits_per_key,
+	       plan.bound_bits_per_key);
+	printf("predicted FPR    %.6g (blocked formula; the classic one would say %.6g)\n",
+	       plan.fpr, plan.classic_fpr);
+	printf("exact hash map   %llu bytes (BPF_MAP_TYPE_HASH, 4-byte key): %.1fx more\n",
+	       (unsigned long long)plan.hash_map_bytes,
+	       plan.map_bytes ? (double)plan.hash_map_bytes / plan.map_bytes : 0);
+	return BB_EXIT_OK;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bloomblock status and stats: what is attached, the live filter, the counters. */
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <string.h>
+
+#include "attach.h"
+#include "common.h"
+#include "filter.h"
+#include "pins.h"
+
+static const struct counter {
+	const char *name;
+	const char *help;
+	size_t offset;
+} counters[] = {
+#define BB_STATS_ROW(field, text) { #field, text, offsetof(struct bb_stats, field) },
+	BB_STATS_FIELDS(BB_STATS_ROW)
+#undef BB_STATS_ROW
+};
+
+static int simple_opts(int argc, char **argv, void (*usage)(FILE *))
+{
+	static const struct option long_opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return BB_EXIT_OK;
+		}
+		usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int open_instance(struct bb_instance *inst)
+{
+	int err;
+
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return -EPERM;
+	err = bb_instance_open(bb_opts.pin_dir, inst);
+	if (err == -ENOENT)
+		pr_err("nothing is loaded under %s (bloomblock load LIST -i IFACE)\n",
+		       bb_opts.pin_dir);
+	else if (err)
+		pr_err("cannot open %s: %s\n", bb_opts.pin_dir, strerror(-err));
+	return err;
+}
+
+static void stats_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock stats\n"
+		"\n"
+		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
+		"  bpftool map dump pinned %s/%s\n", bb_opts.pin_dir, BB_PIN_STATS);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct bb_instance inst;
+	struct bb_stats sum;
+	size_t i;
+	int err;
+
+	err = simple_opts(argc, argv, stats_usage);
+	if (err >= 0)
+		return err;
+	if (open_instance(&inst))
+		return BB_EXIT_ERROR;
+	err = bb_stats_read(&inst, &sum);
+	bb_instance_close(&inst);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return BB_EXIT_ERROR;
+	}
+	if (bb_opts.json) {
+		json_t *obj = json_object();
+
+		for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+			json_object_set_new(obj, counters[i].name,
+					    json_integer(*(__u64 *)((char *)&sum + counters[i].offset)));
+		bb_json_print(obj);
+		return BB_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		printf("%-12s %15llu  %s\n", counters[i].name,
+		       (unsigned long long)*(__u64 *)((char *)&sum + counters[i].offset),
+		       counters[i].help);
+	return BB_EXIT_OK;
+}
+
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock status\n"
+		"\n"
+		"The interfaces bloomblock is attached to and the live filter's parameters.\n");
+}
+
+static json_t *plens_json(const __u8 *plens, unsigned int n)
+{
+	json_t *arr = json_array();
+	unsigned int i;
+
+	for (i = 0; i < n && i < BB_MAX_PLENS; i++)
+		json_array_append_new(arr, json_integer(plens[i]));
+	return arr;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct bb_attachment att[64];
+	const struct bb_header *hdr;
+	struct bb_instance inst;
+	struct bb_image img;
+	int err, n, i;
+	double fpr;
+
+	err = simple_opts(argc, argv, status_usage);
+	if (err >= 0)
+		return err;
+	if (open_instance(&inst))
+		return BB_EXIT_ERROR;
+	n = bb_attachments(bb_opts.pin_dir, att, 64);
+	err = bb_image_open(&inst, &img);
+	bb_instance_close(&inst);
+	if (err) {
+		pr_err("no live filter in %s: %s\n", bb_opts.pin_dir, strerror(-err));
+		return BB_EXIT_ERROR;
+	}
+	hdr = (const void *)img.blocks;
+	fpr = bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k);
+	if (bb_opts.json) {
+		json_t *ifaces = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:I, s:I}",
+				"ifname", att[i].ifname, "ifindex", att[i].ifindex,
+				"link_id", (json_int_t)att[i].link_id,
+				"prog_id", (json_int_t)att[i].prog_id));
+		bb_json_print(json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
+					"s:o, s:o}}",
+			"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
+			"filter", "map_id", (json_int_t)img.map_id,
+			"generation", (json_int_t)hdr->generation,
+			"mode", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag",
+			"keys", (json_int_t)hdr->items, "blocks", (json_int_t)hdr->nblocks,
+			"bytes", (json_int_t)img.map_size, "k", (json_int_t)hdr->k, "fpr", fpr,
+			"ipv4_prefix_lengths", plens_json(hdr->v4_plens, hdr->n_v4_plens),
+			"ipv6_prefix_lengths", plens_json(hdr->v6_plens, hdr->n_v6_plens)));
+		bb_image_close(&img);
+		return BB_EXIT_OK;
+	}
+	printf("pin dir      %s\n", bb_opts.pin_dir);
+	for (i = 0; i < n; i++)
+		printf("interface    %s (ifindex %d, link %u, prog %u)%s\n", att[i].ifname,
+		       att[i].ifindex, att[i].link_id, att[i].prog_id,
+		       att[i].ifindex ? "" : " - interface gone, link is dead");
+	if (n <= 0)
+		printf("interface    none\n");
+	printf("mode         %s\n", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag");
+	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation, img.map_id);
+	printf("keys         %llu\n", (unsigned long long)hdr->items);
+	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
+	printf("FPR          %.3g per key lookup\n", fpr);
+	printf("probes       IPv4:");
+	for (i = 0; i < hdr->n_v4_plens && i < BB_MAX_PLENS; i++)
+		printf(" /%u", hdr->v4_plens[i]);
+	printf("%s  IPv6:", hdr->flags & BB_HDR_F_V4_SHORT ? " +short" : "");
+	for (i = 0; i < hdr->n_v6_plens && i < BB_MAX_PLENS; i++)
+		printf(" /%u", hdr->v6_plens[i]);
+	printf("%s\n", hdr->flags & BB_HDR_F_V6_SHORT ? " +short" : "");
+	bb_image_close(&img);
+	return BB_EXIT_OK;
+}

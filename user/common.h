@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What every command shares: messages, exit codes, global options, JSON output. */
+#ifndef BB_COMMON_H
+#define BB_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+enum bb_exit {
+	BB_EXIT_OK	= 0,
+	BB_EXIT_ERROR	= 1,
+	BB_EXIT_USAGE	= 2,
+};
+
+struct bb_global {
+	const char *pin_dir;	/* --pin-dir */
+	bool json;		/* -j */
+	bool pretty;		/* -p */
+	bool debug;		/* -d: libbpf's own messages */
+};
+
+extern struct bb_global bb_opts;
+
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a JSON value to stdout (compact, or indented with -p) and free it. */
+void bb_json_print(json_t *value);
+
+/* Checks with a message saying what to do. Return 0 or -errno. */
+int bb_require_root(void);
+int bb_require_bpffs(const char *pin_dir);
+int bb_require_ifindex(const char *ifname, int *ifindex);
+
+/* Set up libbpf's message callback (quiet unless -d). */
+void bb_libbpf_setup(void);
+
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+
+#endif /* BB_COMMON_H */

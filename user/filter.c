@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Blocked Bloom filter: sizing by the blocked FPR formula, prefix planning, building. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "bb_hash.h"
+#include "filter.h"
+
+/*
+ * A key sets k distinct bits of one 512-bit block. With j keys in the block, a
+ * given bit is still clear with probability (1 - k/512)^j; a query's k distinct
+ * bits are all set with probability prod_{i<k} (s - i) / (512 - i), s the expected
+ * number of set bits. Block loads are Poisson(n / nblocks). This is what makes a
+ * blocked filter's FPR higher than the classic (1 - e^(-kn/m))^k at the same m.
+ */
+double bb_blocked_fpr(double n, __u32 nblocks, __u32 k)
+{
+	double lambda = n / nblocks, log_pmf, fpr = 0, mass = 0;
+	double clear = 1.0 - (double)k / BB_BLOCK_BITS;
+	unsigned int j, jmax;
+
+	if (n <= 0)
+		return 0;
+	jmax = (unsigned int)(lambda + 12 * sqrt(lambda) + 30);
+	log_pmf = -lambda;	/* j = 0 */
+	for (j = 0; j <= jmax; j++) {
+		double pmf, set, p = 1;
+		unsigned int i;
+
+		if (j > 0)
+			log_pmf += log(lambda) - log((double)j);
+		pmf = exp(log_pmf);
+		mass += pmf;
+		set = BB_BLOCK_BITS * (1.0 - pow(clear, j));
+		for (i = 0; i < k; i++)
+			p *= set > i ? (set - i) / (BB_BLOCK_BITS - i) : 0;
+		fpr += pmf * p;
+	}
+	/* The tail past jmax is below 1e-20: count it as always-positive to stay safe. */
+	return fpr + (mass < 1 ? 1 - mass : 0);
+}
+
+double bb_classic_fpr(double n, double bits, __u32 k)
+{
+	return pow(1.0 - exp(-(double)k * n / bits), k);
+}
+
+__u64 bb_hash_map_bytes(__u64 n, __u32 key_size, __u32 value_size)
+{
+	/* kernel/bpf/hashtab.c: 48-byte htab_elem + key + value rounded to 8, per
+	 * entry; a 16-byte bucket per power-of-two slot; ~1 KiB of struct bpf_htab.
+	 * Checked against the memlock bpftool prints on this kernel.
+	 */
+	__u64 buckets = 1;
+
+	while (buckets < n)
+		buckets <<= 1;
+	return 1040 + 16 * buckets + n * (48 + ((key_size + 7) & ~7U) + ((value_size + 7) & ~7U));
+}
+
+static __u32 blocks_for(__u64 n, double target, __u32 k)
+{
+	__u64 lo = 1, hi = 1;
+
+	while (bb_blocked_fpr(n, hi, k) > target) {
+		if (hi >= BB_MAX_BLOCKS)
+			return 0;
+		hi = hi * 2 > BB_MAX_BLOCKS ? BB_MAX_BLOCKS : hi * 2;
+	}
+	while (lo < hi) {
+		__u64 mid = (lo + hi) / 2;
+
+		if (bb_blocked_fpr(n, mid, k) <= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+int bb_plan_make(__u64 n, double target, struct bb_plan *plan)
+{
+	__u32 k, best_k = 0, best_blocks = 0;
+
+	if (!(target > 0 && target < 1))
+		return -EINVAL;
+	memset(plan, 0, sizeof(*plan));
+	for (k = 1; k <= BB_MAX_K; k++) {
+		__u32 blocks = n ? blocks_for(n, target, k) : 1;
+
+		if (blocks && (!best_blocks || blocks < best_blocks)) {
+			best_blocks = blocks;
+			best_k = k;
+		}
+	}
+	if (!best_blocks)
+		return -E2BIG;
+	plan->n = n;
+	plan->target_fpr = target;
+	plan->k = best_k;
+	plan->nblocks = best_blocks;
+	plan->bits = (__u64)best_blocks * BB_BLOCK_BITS;
+	plan->fpr = bb_blocked_fpr(n, best_blocks, best_k);
+	plan->classic_fpr = bb_classic_fpr(n, plan->bits, best_k);
+	plan->map_bytes = bb_filter_elements(best_blocks) * BB_BLOCK_BYTES;
+	plan->bits_per_key = n ? (double)plan->bits / n : 0;
+	plan->bound_bits_per_key = plan->fpr > 0 ? log2(1 / plan->fpr) : 0;
+	plan->hash_map_bytes = bb_hash_map_bytes(n, 4, 8);
+	return 0;
+}
+
+/* Keys that prefixes of length p expand to when probed at length l (saturating). */
+static double expansion(__u64 count, unsigned int p, unsigned int l)
+{
+	return ldexp((double)count, (int)(l - p));
+}
+
+int bb_plen_plan_make(const __u64 *counts, unsigned int width, struct bb_plen_plan *plan)
+{
+	/* cost[j][c]: least keys covering present lengths 0..j with c probe lengths, the
+	 * longest being len[j]. Only present lengths need be candidates: moving a probe
+	 * length down to the longest present length below it never costs more.
+	 */
+	double cost[129][BB_MAX_PLENS + 1], hard_cap, budget;
+	int from[129][BB_MAX_PLENS + 1];
+	unsigned int len[129], m = 0, p, c, i, j;
+
+	memset(plan, 0, sizeof(*plan));
+	for (p = 0; p <= width; p++) {
+		if (!counts[p])
+			continue;
+		if (p <= BB_SHORT_PLEN) {
+			plan->short_prefixes += counts[p];
+			continue;
+		}
+		plan->prefixes += counts[p];
+		len[m++] = p;
+	}
+	if (!m)
+		return 0;
+
+	for (j = 0; j < m; j++) {
+		for (c = 0; c <= BB_MAX_PLENS; c++) {
+			cost[j][c] = INFINITY;
+			from[j][c] = -1;
+		}
+		/* one length covers 0..j */
+		cost[j][1] = 0;
+		for (i = 0; i <= j; i++)
+			cost[j][1] += expansion(counts[len[i]], len[i], len[j]);
+		for (c = 2; c <= BB_MAX_PLENS; c++) {
+			for (i = 0; i < j; i++) {
+				double seg = 0;
+				unsigned int q;
+
+				for (q = i + 1; q <= j; q++)
+					seg += expansion(counts[len[q]], len[q], len[j]);
+				if (cost[i][c - 1] + seg < cost[j][c]) {
+					cost[j][c] = cost[i][c - 1] + seg;
+					from[j][c] = (int)i;
+				}
+			}
+		}
+	}
+
+	/* Fewest lookups whose expansion stays within a modest memory budget. */
+	budget = fmax(2.0 * plan->prefixes, plan->prefixes + 65536.0);
+	hard_cap = fmax(16.0 * plan->prefixes, 1 << 24);
+	for (c = 1; c <= BB_MAX_PLENS; c++)
+		if (cost[m - 1][c] <= budget)
+			break;
+	if (c > BB_MAX_PLENS) {
+		/* No count fits the budget: take the cheapest, within the hard cap. */
+		c = 1;
+		for (i = 2; i <= BB_MAX_PLENS; i++)
+			if (cost[m - 1][i] < cost[m - 1][c])
+				c = i;
+		if (cost[m - 1][c] > hard_cap)
+			return -E2BIG;
+	}
+
+	plan->expanded = cost[m - 1][c];
+	for (j = m - 1, i = 0; i < c; i++) {
+		plan->plens[i] = len[j];
+		if (from[j][c - i] >= 0)
+			j = from[j][c - i];
+	}
+	plan->n_plens = c;
+	return 0;
+}
+
+/* The probe length a prefix of length p is stored at: the shortest one >= p. */
+static unsigned int plen_for(const struct bb_plen_plan *plan, unsigned int p)
+{
+	unsigned int i, best = 0;
+
+	for (i = 0; i < plan->n_plens; i++)
+		if (plan->plens[i] >= p && (!best || plan->plens[i] < best))
+			best = plan->plens[i];
+	return best;
+}
+
+__u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len)
+{
+	if (len > BB_KEY_MAX - 1)
+		len = BB_KEY_MAX - 1;
+	key[0] = kind;
+	memcpy(key + 1, text, len);
+	return len + 1;
+}
+
+/* Hashes of every key, grown as entries are expanded. */
+struct hash_vec {
+	__u64 *v;
+	size_t n, cap;
+};
+
+static int hash_push(struct hash_vec *hv, __u64 h)
+{
+	if (hv->n == hv->cap) {
+		size_t cap = hv->cap ? hv->cap * 2 : 4096;
+		__u64 *v = realloc(hv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		hv->v = v;
+		hv->cap = cap;
+	}
+	hv->v[hv->n++] = h;
+	return 0;
+}
+
+/* Add 1 to the address (network byte order) at bit position plen: the next prefix. */
+static void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen)
+{
+	unsigned int byte = (plen - 1) / 8, bit = 7 - (plen - 1) % 8;
+	unsigned int carry = 1U << bit;
+
+	(void)bytes;
+	for (;;) {
+		unsigned int sum = addr[byte] + carry;
+
+		addr[byte] = sum & 0xff;
+		if (!(sum >> 8) || byte == 0)
+			break;
+		carry = 1;
+		byte--;
+	}
+}
+
+static int add_ip(struct bb_filter *filter, struct hash_vec *hv, const struct bb_entry *e,
+		  __u64 seed)
+{
+	bool v4 = e->kind == BB_ENTRY_IP4;
+	unsigned int bytes = v4 ? 4 : 16, l, p = e->plen;
+	const struct bb_plen_plan *plan = v4 ? &filter->v4 : &filter->v6;
+	__u64 count, i;
+	__u8 addr[16];
+	int err;
+
+	memcpy(addr, e->addr, bytes);
+	if (p <= BB_SHORT_PLEN) {
+		__u64 *bitmap = v4 ? filter->shortb.v4 : filter->shortb.v6;
+		unsigned int first = addr[0] & (p ? 0xff << (8 - p) : 0), n = 1U << (8 - p);
+
+		for (i = 0; i < n; i++)
+			bitmap[(first + i) / 64] |= 1ULL << ((first + i) % 64);
+		filter->hdr.flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
+		return 0;
+	}
+	l = plen_for(plan, p);
+	count = 1ULL << (l - p);
+	for (i = 0; i < count; i++) {
+		__u64 h;
+
+		if (v4) {
+			struct bb_key_ip4 key;
+
+			bb_key_ip4_make(&key, addr, l);
+			h = XXH64(&key, sizeof(key), seed);
+		} else {
+			struct bb_key_ip6 key;
+
+			bb_key_ip6_make(&key, addr, l);
+			h = XXH64(&key, sizeof(key), seed);
+		}
+		err = hash_push(hv, h);
+		if (err)
+			return err;
+		if (i + 1 < count)
+			addr_step(addr, bytes, l);
+	}
+	filter->keys_by_kind[v4 ? BB_KEY_IP4 : BB_KEY_IP6] += count;
+	return 0;
+}
+
+static int add_text(struct bb_filter *filter, struct hash_vec *hv, enum bb_key_kind kind,
+		    const char *text, __u64 seed)
+{
+	__u8 key[BB_KEY_MAX];
+	__u32 len = bb_key_text(key, kind, text, strlen(text));
+
+	filter->keys_by_kind[kind]++;
+	return hash_push(hv, XXH64(key, len, seed));
+}
+
+static int add_entry(struct bb_filter *filter, struct hash_vec *hv, const struct bb_entry *e,
+		     __u64 seed)
+{
+	int err;
+
+	switch (e->kind) {
+	case BB_ENTRY_IP4:
+	case BB_ENTRY_IP6:
+		return add_ip(filter, hv, e, seed);
+	case BB_ENTRY_NAME:
+		/* "evil.example" is the name itself and the parent of its subdomains;
+		 * "*.evil.example" is only the parent.
+		 */
+		filter->hdr.flags |= BB_HDR_F_NAMES;
+		if (!(e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)) {
+			err = add_text(filter, hv, BB_KEY_NAME, e->text, seed);
+			if (err)
+				return err;
+		}
+		return add_text(filter, hv, BB_KEY_NAME_PARENT, e->text, seed);
+	case BB_ENTRY_URL:
+		filter->hdr.flags |= BB_HDR_F_URLS;
+		return add_text(filter, hv, BB_KEY_URL, e->text, seed);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* LSD radix sort on the 64-bit hashes, then drop repeats: a repeated key sets no new bit. */
+static size_t sort_unique(__u64 *v, size_t n)
+{
+	__u64 *tmp, *src = v, *dst;
+	size_t i, out;
+	int pass;
+
+	if (n < 2)
+		return n;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp) {
+		/* No room for the buffer: keep duplicates; sizing only gets generous. */
+		return n;
+	}
+	dst = tmp;
+	for (pass = 0; pass < 4; pass++) {
+		size_t count[65536] = { 0 }, sum = 0;
+		int shift = pass * 16;
+
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		for (i = 0; i < 65536; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		__u64 *t = src;
+		src = dst;
+		dst = t;
+	}
+	/* four passes: the sorted data is back in v */
+	free(tmp);
+	for (i = 1, out = 1; i < n; i++)
+		if (v[i] != v[out - 1])
+			v[out++] = v[i];
+	return out;
+}
+
+struct set_job {
+	struct bb_block *blocks;
+	const __u64 *hashes;
+	size_t n;
+	__u32 nblocks, k;
+	__u32 block_lo, block_hi;	/* this thread owns blocks [lo, hi) */
+};
+
+/* Hashes are sorted, so block indexes ascend: each thread owns a block range. */
+static void *set_bits(void *arg)
+{
+	struct set_job *job = arg;
+	size_t i;
+
+	for (i = 0; i < job->n; i++) {
+		__u32 b = bb_block_of(job->hashes[i], job->nblocks);
+
+		if (b >= job->block_lo && b < job->block_hi)
+			bb_block_set(&job->blocks[b], job->hashes[i], job->k);
+	}
+	return NULL;
+}
+
+static int set_all_bits(struct bb_filter *filter, const __u64 *hashes, size_t n,
+			unsigned int threads)
+{
+	struct set_job jobs[64];
+	pthread_t tids[64];
+	unsigned int t, started = 0;
+	size_t lo = 0;
+
+	if (threads > 64)
+		threads = 64;
+	for (t = 0; t < threads; t++) {
+		/* Slice the sorted hashes so that slices split between blocks. */
+		size_t hi = t + 1 == threads ? n : n / threads * (t + 1);
+		__u32 nb = filter->hdr.nblocks;
+
+		while (hi < n && hi > lo && bb_block_of(hashes[hi], nb) == bb_block_of(hashes[hi - 1], nb))
+			hi++;
+		jobs[t] = (struct set_job){
+			.blocks = filter->blocks, .hashes = hashes + lo, .n = hi - lo,
+			.nblocks = nb, .k = filter->hdr.k, .block_lo = 0, .block_hi = nb,
+		};
+		if (t + 1 < threads && pthread_create(&tids[t], NULL, set_bits, &jobs[t]) == 0)
+			started++;
+		else
+			set_bits(&jobs[t]);
+		lo = hi;
+	}
+	for (t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	return 0;
+}
+
+int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
+		    const struct bb_filter_opts *opts)
+{
+	__u64 v4_counts[33] = { 0 }, v6_counts[129] = { 0 }, seed = opts->seed;
+	struct hash_vec hv = { 0 };
+	double fpr = opts->fpr > 0 ? opts->fpr : BB_FPR_DEFAULT;
+	unsigned int threads = opts->threads;
+	size_t i, unique;
+	int err;
+
+	memset(filter, 0, sizeof(*filter));
+	if (!threads) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus > 0 ? (unsigned int)cpus : 1;
+	}
+	while (!seed && getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		;
+
+	for (i = 0; i < list->n; i++) {
+		if (list->entries[i].kind == BB_ENTRY_IP4)
+			v4_counts[list->entries[i].plen]++;
+		else if (list->entries[i].kind == BB_ENTRY_IP6)
+			v6_counts[list->entries[i].plen]++;
+	}
+	err = bb_plen_plan_make(v4_counts, 32, &filter->v4);
+	if (!err)
+		err = bb_plen_plan_make(v6_counts, 128, &filter->v6);
+	if (err)
+		return err;
+
+	filter->hdr.flags = opts->flags;
+	for (i = 0; i < list->n; i++) {
+		err = add_entry(filter, &hv, &list->entries[i], seed);
+		if (err)
+			goto cleanup;
+	}
+	unique = sort_unique(hv.v, hv.n);
+
+	err = bb_plan_make(unique, fpr, &filter->plan);
+	if (err)
+		goto cleanup;
+	filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
+	if (!filter->blocks) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+
+	filter->hdr.magic = BB_MAGIC;
+	filter->hdr.abi_version = BB_ABI_VERSION;
+	filter->hdr.k = filter->plan.k;
+	filter->hdr.nblocks = filter->plan.nblocks;
+	filter->hdr.seed = seed;
+	filter->hdr.items = unique;
+	memcpy(filter->hdr.v4_plens, filter->v4.plens, BB_MAX_PLENS);
+	memcpy(filter->hdr.v6_plens, filter->v6.plens, BB_MAX_PLENS);
+	filter->hdr.n_v4_plens = filter->v4.n_plens;
+	filter->hdr.n_v6_plens = filter->v6.n_plens;
+	err = set_all_bits(filter, hv.v, unique, threads);
+cleanup:
+	free(hv.v);
+	if (err)
+		bb_filter_free(filter);
+	return err;
+}
+
+void bb_filter_free(struct bb_filter *filter)
+{
+	free(filter->blocks);
+	filter->blocks = NULL;
+}
+
+/* ---- queries on a map image: the BPF program's logic, for `check` and tests ---- */
+
+static const struct bb_header *image_header(const struct bb_block *image)
+{
+	const struct bb_header *hdr = (const void *)&image[BB_HEADER_INDEX];
+
+	if (hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION || !hdr->nblocks)
+		return NULL;
+	return hdr;
+}
+
+static int image_test_hash(const struct bb_block *image, const struct bb_header *hdr, __u64 h)
+{
+	return bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k);
+}
+
+int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
+{
+	const struct bb_header *hdr = image_header(image);
+
+	return hdr && image_test_hash(image, hdr, XXH64(key, len, hdr->seed));
+}
+
+static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
+{
+	const struct bb_header *hdr = image_header(image);
+	const struct bb_short_block *sb = (const void *)&image[BB_SHORT_INDEX];
+	const __u8 *plens;
+	unsigned int n, i;
+
+	if (!hdr)
+		return 0;
+	if (hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT) &&
+	    bb_short_test(v4 ? sb->v4 : sb->v6, addr[0]))
+		return 1;
+	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
+	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	for (i = 0; i < n && i < BB_MAX_PLENS; i++) {
+		if (plens[i] > max_plen)
+			continue;
+		if (v4) {
+			struct bb_key_ip4 key;
+
+			bb_key_ip4_make(&key, addr, plens[i]);
+			if (image_test_hash(image, hdr, XXH64(&key, sizeof(key), hdr->seed)))
+				return 1;
+		} else {
+			struct bb_key_ip6 key;
+
+			bb_key_ip6_make(&key, addr, plens[i]);
+			if (image_test_hash(image, hdr, XXH64(&key, sizeof(key), hdr->seed)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4])
+{
+	return match_ip(image, addr, true, 32);
+}
+
+int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16])
+{
+	return match_ip(image, addr, false, 128);
+}
+
+/*
+ * Is the whole prefix addr/plen listed? It is when a probe length at or above it
+ * is not needed (a shorter stored prefix covers it), or when every one of its
+ * expansions to the next probe length is present (at most 2^16 probes).
+ */
+static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool v4,
+			unsigned int plen)
+{
+	const struct bb_header *hdr = image_header(image);
+	unsigned int bytes = v4 ? 4 : 16, width = v4 ? 32 : 128, i, l = 0;
+	const __u8 *plens;
+	__u8 addr[16];
+	__u64 count, j;
+
+	if (!hdr)
+		return 0;
+	if (plen >= width || match_ip(image, addr_in, v4, plen))
+		return plen >= width ? match_ip(image, addr_in, v4, width) : 1;
+	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
+	for (i = 0; i < (v4 ? hdr->n_v4_plens : hdr->n_v6_plens); i++)
+		if (plens[i] > plen && (!l || plens[i] < l))
+			l = plens[i];
+	if (!l || l - plen > 16)
+		return 0;
+	memcpy(addr, addr_in, bytes);
+	count = 1ULL << (l - plen);
+	for (j = 0; j < count; j++) {
+		if (!match_ip(image, addr, v4, l))
+			return 0;
+		if (j + 1 < count)
+			addr_step(addr, bytes, l);
+	}
+	return 1;
+}
+
+static int match_name(const struct bb_block *image, const char *name, bool subdomains_only)
+{
+	__u8 key[BB_KEY_MAX];
+	const char *s = name;
+
+	if (!subdomains_only && bb_image_match_key(image, key,
+						   bb_key_text(key, BB_KEY_NAME, name, strlen(name))))
+		return 1;
+	if (subdomains_only && bb_image_match_key(image, key,
+						  bb_key_text(key, BB_KEY_NAME_PARENT, name,
+							      strlen(name))))
+		return 1;
+	while ((s = strchr(s, '.'))) {
+		s++;
+		if (bb_image_match_key(image, key, bb_key_text(key, BB_KEY_NAME_PARENT, s, strlen(s))))
+			return 1;
+	}
+	return 0;
+}
+
+/* A URL "host/path": listed when its host is, or when host suffix + path prefix is. */
+static int match_url(const struct bb_block *image, const char *url)
+{
+	const char *slash = strchr(url, '/'), *host_end, *s;
+	char buf[BB_KEY_MAX + 1], host[BB_KEY_MAX];
+	__u8 key[BB_KEY_MAX];
+	size_t host_len;
+
+	if (!slash)
+		return match_name(image, url, false);
+	host_len = slash - url;
+	if (host_len >= sizeof(host))
+		return 0;
+	memcpy(host, url, host_len);
+	host[host_len] = 0;
+	if (match_name(image, host, false))
+		return 1;
+	host_end = host + host_len;
+	for (s = host; s; s = strchr(s, '.') ? strchr(s, '.') + 1 : NULL) {
+		size_t suffix_len = host_end - s;
+		const char *p;
+
+		/* Path prefixes ending at each '/', and the whole path with and without query. */
+		for (p = slash; p; p = strchr(p + 1, '/')) {
+			size_t plen = p + 1 - slash;
+
+			if (suffix_len + plen >= sizeof(buf))
+				break;
+			snprintf(buf, sizeof(buf), "%.*s%.*s", (int)suffix_len, s, (int)plen, slash);
+			if (bb_image_match_key(image, key,
+					       bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
+				return 1;
+		}
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)suffix_len, s, slash);
+		if (bb_image_match_key(image, key, bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
+			return 1;
+		if (strchr(buf, '?')) {
+			*strchr(buf, '?') = 0;
+			if (bb_image_match_key(image, key,
+					       bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry)
+{
+	switch (entry->kind) {
+	case BB_ENTRY_IP4:
+		return match_prefix(image, entry->addr, true, entry->plen);
+	case BB_ENTRY_IP6:
+		return match_prefix(image, entry->addr, false, entry->plen);
+	case BB_ENTRY_NAME:
+		return match_name(image, entry->text, entry->flags & BB_ENTRY_F_SUBDOMAINS_ONLY);
+	case BB_ENTRY_URL:
+		return match_url(image, entry->text);
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Blocked Bloom filter: sizing, the blocked FPR formula, prefix planning and building. */
+#ifndef BB_FILTER_H
+#define BB_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "bloomblock.h"
+#include "list.h"
+
+#define BB_FPR_DEFAULT 0.001
+
+/* What `bloomblock plan` prints: the filter for n keys at a target FPR. */
+struct bb_plan {
+	__u64 n;		/* keys */
+	double target_fpr;
+	__u32 k;
+	__u32 nblocks;
+	double fpr;		/* predicted by the blocked formula, per key lookup */
+	double classic_fpr;	/* what the classic formula would claim for the same m, k */
+	__u64 bits;		/* nblocks * 512 */
+	__u64 map_bytes;	/* whole map: header, short block and bit blocks */
+	double bits_per_key;
+	double bound_bits_per_key;	/* information-theoretic bound log2(1/fpr) */
+	__u64 hash_map_bytes;	/* a BPF_MAP_TYPE_HASH holding the same keys (4-byte key) */
+};
+
+/* FPR of a blocked Bloom filter: Poisson-weighted over block loads. */
+double bb_blocked_fpr(double n, __u32 nblocks, __u32 k);
+double bb_classic_fpr(double n, double bits, __u32 k);
+/* Smallest filter (then smallest k) whose blocked FPR is at most target_fpr. */
+int bb_plan_make(__u64 n, double target_fpr, struct bb_plan *plan);
+/* Memory a BPF hash map with n entries uses (kernel htab accounting, as bpftool shows). */
+__u64 bb_hash_map_bytes(__u64 n, __u32 key_size, __u32 value_size);
+
+/* Probe lengths chosen for one address family. */
+struct bb_plen_plan {
+	__u8 plens[BB_MAX_PLENS];	/* longest first */
+	__u8 n_plens;
+	__u64 prefixes;			/* entries longer than BB_SHORT_PLEN */
+	__u64 short_prefixes;		/* entries of BB_SHORT_PLEN or shorter */
+	double expanded;		/* keys after expansion to the probe lengths */
+};
+
+/*
+ * Choose at most BB_MAX_PLENS probe lengths for prefixes longer than BB_SHORT_PLEN,
+ * the fewest that keep expansion within budget. counts[p] = prefixes of length p.
+ * Returns 0 or -E2BIG when even BB_MAX_PLENS lengths would expand past the hard cap.
+ */
+int bb_plen_plan_make(const __u64 *counts, unsigned int width, struct bb_plen_plan *plan);
+
+struct bb_filter {
+	struct bb_header hdr;
+	struct bb_short_block shortb;
+	struct bb_block *blocks;	/* hdr.nblocks */
+	struct bb_plan plan;
+	struct bb_plen_plan v4, v6;
+	__u64 keys_by_kind[BB_KEY_KIND_MAX];
+};
+
+struct bb_filter_opts {
+	double fpr;		/* target per key; 0 means BB_FPR_DEFAULT */
+	__u64 seed;		/* 0: random */
+	__u32 flags;		/* header flags to set, e.g. BB_HDR_F_DROP */
+	unsigned int threads;	/* 0: one per online CPU */
+};
+
+/* Build a filter from parsed entries. Returns 0 or -errno (-E2BIG: too large). */
+int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
+		    const struct bb_filter_opts *opts);
+void bb_filter_free(struct bb_filter *filter);
+
+/* Size of the whole map image (header + short block + blocks) in 64-byte elements. */
+static inline __u64 bb_filter_elements(__u32 nblocks)
+{
+	return (__u64)nblocks + BB_FIRST_BLOCK;
+}
+
+/*
+ * Query a filter image laid out as in the map (element 0 header, 1 short block,
+ * then bit blocks): the same logic the BPF program runs. Returns 1 for
+ * "listed (maybe)", 0 for "not listed".
+ */
+int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4]);
+int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16]);
+int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len);
+/* Match an entry as `check` asks: an address or prefix, a name (with its parents), a URL. */
+int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry);
+
+/* Key encodings of names and URLs: kind tag then text. Returns the key length. */
+__u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len);
+
+#endif /* BB_FILTER_H */

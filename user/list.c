@@ -1,0 +1,927 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Blocklist parsing: every line format we accept, the de-duplication set and the text arena. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "list.h"
+
+#define LINE_MAX_BYTES	4096		/* longer lines are rejected, not truncated */
+#define TEXT_MAX	(BB_KEY_MAX - 1)	/* a key is a kind tag plus the text */
+#define ARENA_CHUNK	(1U << 20)
+#define SET_MIN_SLOTS	1024
+#define REPORT_TEXT_MAX	160		/* bytes of a rejected line echoed in a report */
+
+/* -ENOMEM from bb_list_parse_line must not read as a reject reason. */
+_Static_assert(BB_REJECT_REASON_MAX < ENOMEM, "reject codes and -ENOMEM do not overlap");
+
+/*
+ * Entry texts live in chunks that never move: entries point into them, so a
+ * growing realloc'd buffer would leave those pointers dangling.
+ */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+/*
+ * The de-duplication set: open addressing, linear probing. A slot holds the top
+ * 32 bits of the entry's hash and its index + 1 (0 is an empty slot), so a probe
+ * rarely touches an entry and growing never rehashes text.
+ */
+struct list_priv {
+	struct arena_chunk *arena;
+	uint64_t *slots;
+	size_t nslots, used;
+};
+
+/* Names that every hosts file starts with: the machine's own, not block entries. */
+static const char *const hosts_preamble[] = {
+	"localhost", "localhost.localdomain", "local", "broadcasthost", "ip6-localhost",
+	"ip6-loopback", "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters",
+	"ip6-allhosts", "0.0.0.0",
+};
+
+/* Adblock options that do not narrow what a rule blocks. */
+static const char *const adblock_whole_options[] = { "all", "document", "doc", "important" };
+
+static int reject(enum bb_reject_reason reason, const char **why, const char *msg)
+{
+	if (why)
+		*why = msg;
+	return -(1 + (int)reason);
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool has_prefix_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !strncasecmp(s, prefix, n);
+}
+
+static const char *mem_find(const char *s, size_t len, char c)
+{
+	return memchr(s, c, len);
+}
+
+static bool mem_has_any(const char *s, size_t len, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (strchr(set, s[i]) && s[i])
+			return true;
+	return false;
+}
+
+/* ---- addresses ---- */
+
+/* Only digits, dots and a prefix: meant as an IPv4 address, valid or not. */
+static bool looks_ipv4(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || !is_digit(s[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!is_digit(s[i]) && s[i] != '.' && s[i] != '/')
+			return false;
+	return true;
+}
+
+/* A colon and nothing but hex digits, dots, a prefix or a zone: meant as IPv6. */
+static bool looks_ipv6(const char *s, size_t len)
+{
+	bool colon = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == ':')
+			colon = true;
+		else if (s[i] == '%')
+			return colon;	/* a zone id may hold any interface name */
+		else if (!is_hex(s[i]) && s[i] != '.' && s[i] != '/')
+			return false;
+	}
+	return colon;
+}
+
+static void mask_addr(__u8 *addr, unsigned int plen, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = plen; i < bits; i++)
+		addr[i / 8] &= (__u8)~(0x80U >> (i % 8));
+}
+
+/*
+ * An address with an optional /prefix, strictly (inet_pton: no leading zeros, no
+ * short forms). Host bits are cleared: lists write 192.0.2.1/24 for 192.0.2.0/24.
+ * A zone id (fe80::1%lo0) is accepted only when allow_zone, and dropped.
+ */
+static int parse_addr(const char *s, size_t len, struct bb_entry *e, bool allow_zone,
+		      const char **why)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *slash = mem_find(s, len, '/');
+	const char *pct = mem_find(s, len, '%');
+	size_t alen = slash ? (size_t)(slash - s) : len;
+	unsigned int plen = 0, bits;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (pct && (!allow_zone || slash))
+		return reject(BB_REJECT_BAD_ADDRESS, why, "address with a zone id (%...)");
+	if (pct)
+		alen = (size_t)(pct - s);
+	if (alen == 0 || alen >= sizeof(buf))
+		return reject(BB_REJECT_BAD_ADDRESS, why, "not a valid IP address");
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	if (inet_pton(AF_INET, buf, e->addr) == 1) {
+		e->kind = BB_ENTRY_IP4;
+		bits = 32;
+	} else if (inet_pton(AF_INET6, buf, e->addr) == 1) {
+		e->kind = BB_ENTRY_IP6;
+		bits = 128;
+	} else {
+		return reject(BB_REJECT_BAD_ADDRESS, why, "not a valid IP address");
+	}
+	if (!slash) {
+		e->plen = (__u8)bits;
+		return 0;
+	}
+	len -= alen + 1;
+	s = slash + 1;
+	if (len == 0 || len > 3)
+		return reject(BB_REJECT_BAD_ADDRESS, why, "bad CIDR prefix length");
+	for (i = 0; i < len; i++) {
+		if (!is_digit(s[i]))
+			return reject(BB_REJECT_BAD_ADDRESS, why, "bad CIDR prefix length");
+		plen = plen * 10 + (unsigned int)(s[i] - '0');
+	}
+	if (plen > bits || (len > 1 && s[0] == '0'))
+		return reject(BB_REJECT_BAD_ADDRESS, why, "CIDR prefix length out of range");
+	e->plen = (__u8)plen;
+	mask_addr(e->addr, plen, bits);
+	return 0;
+}
+
+static bool addr_is_sinkhole(const struct bb_entry *e)
+{
+	static const __u8 zero[16], loop6[16] = { [15] = 1 };
+	static const __u8 loop4[4] = { 127, 0, 0, 1 };
+
+	if (e->kind == BB_ENTRY_IP4)
+		return !memcmp(e->addr, zero, 4) || !memcmp(e->addr, loop4, 4);
+	return !memcmp(e->addr, zero, 16) || !memcmp(e->addr, loop6, 16);
+}
+
+/* ---- names and URLs ---- */
+
+/* A canonical name; in a list a single label would match a whole TLD. */
+static int parse_name(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
+		      bool list_mode, const char **why)
+{
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	err = bb_name_canonical(s, len, text, size, why);
+	if (err)
+		return err;
+	if (list_mode && !strchr(text, '.'))
+		return reject(BB_REJECT_SINGLE_LABEL, why,
+			      "single-label name would match a whole top-level domain");
+	e->kind = BB_ENTRY_NAME;
+	e->text = text;
+	return 0;
+}
+
+/*
+ * host + path (+ query) as one URL entry: "host/path?query", host canonical,
+ * path and query byte for byte. An empty path or "/" alone lists the whole site.
+ */
+static int host_path_entry(const char *host, size_t hlen, const char *path, size_t plen,
+			   struct bb_entry *e, char *text, size_t size, bool list_mode,
+			   const char **why)
+{
+	char hostbuf[BB_NAME_MAX + 1];
+	bool slash, bare;
+	size_t tlen, i;
+	int err;
+
+	if (hlen == 0)
+		return reject(BB_REJECT_SYNTAX, why, "URL without a host");
+	for (i = 0; i < plen; i++)
+		if ((unsigned char)path[i] <= ' ' || path[i] == 0x7f)
+			return reject(BB_REJECT_SYNTAX, why, "control character in URL");
+	bare = plen == 0 || (plen == 1 && path[0] == '/');
+	if (host[0] == '[' || looks_ipv4(host, hlen)) {
+		bool v6 = host[0] == '[';
+		char abuf[INET6_ADDRSTRLEN];
+
+		if (v6 && (hlen < 3 || host[hlen - 1] != ']'))
+			return reject(BB_REJECT_BAD_ADDRESS, why, "bad IPv6 literal in URL");
+		err = parse_addr(v6 ? host + 1 : host, v6 ? hlen - 2 : hlen, e, false, why);
+		if (err)
+			return err;
+		if (e->plen != (v6 ? 128 : 32) || (v6 && e->kind != BB_ENTRY_IP6))
+			return reject(BB_REJECT_BAD_ADDRESS, why, "bad IP literal in URL host");
+		if (bare)
+			return 0;
+		/* The host text of an IP literal is its canonical form, IPv6 in brackets. */
+		inet_ntop(v6 ? AF_INET6 : AF_INET, e->addr, abuf, sizeof(abuf));
+		snprintf(hostbuf, sizeof(hostbuf), v6 ? "[%s]" : "%s", abuf);
+	} else if (bare) {
+		return parse_name(host, hlen, e, text, size, list_mode, why);
+	} else {
+		err = parse_name(host, hlen, e, hostbuf, sizeof(hostbuf), list_mode, why);
+		if (err)
+			return err;
+	}
+	memset(e, 0, sizeof(*e));
+	slash = path[0] != '/';
+	tlen = strlen(hostbuf) + slash + plen;
+	if (tlen > TEXT_MAX)
+		return reject(BB_REJECT_TOO_LONG, why, "URL longer than 255 bytes");
+	if (tlen + 1 > size)
+		return reject(BB_REJECT_TOO_LONG, why, "URL longer than the text buffer");
+	i = strlen(hostbuf);
+	memcpy(text, hostbuf, i);
+	if (slash)
+		text[i++] = '/';
+	memcpy(text + i, path, plen);
+	text[tlen] = '\0';
+	e->kind = BB_ENTRY_URL;
+	e->text = text;
+	return 0;
+}
+
+/* http://[user@]host[:port]/path?query#fragment */
+static int parse_url(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
+		     bool list_mode, const char **why)
+{
+	const char *p = mem_find(s, len, ':'), *end = s + len, *auth, *auth_end, *host, *host_end;
+	const char *at, *q, *frag;
+
+	if (!has_prefix_ci(s, len, "http://") && !has_prefix_ci(s, len, "https://"))
+		return reject(BB_REJECT_SYNTAX, why, "URL scheme is not http or https");
+	auth = p + 3;
+	for (auth_end = auth; auth_end < end; auth_end++)
+		if (*auth_end == '/' || *auth_end == '?' || *auth_end == '#')
+			break;
+	host = auth;
+	for (at = auth; at < auth_end; at++)
+		if (*at == '@')
+			host = at + 1;
+	host_end = auth_end;
+	if (host < host_end && host[0] == '[') {
+		q = mem_find(host, (size_t)(host_end - host), ']');
+		if (!q)
+			return reject(BB_REJECT_BAD_ADDRESS, why, "bad IPv6 literal in URL");
+		p = q + 1;
+	} else {
+		p = mem_find(host, (size_t)(host_end - host), ':') ?: host_end;
+	}
+	if (p < host_end) {
+		/* A port: the host is listed whatever port it serves on. */
+		if (*p != ':' || p + 1 == host_end)
+			return reject(BB_REJECT_SYNTAX, why, "bad port in URL");
+		for (q = p + 1; q < host_end; q++)
+			if (!is_digit(*q))
+				return reject(BB_REJECT_SYNTAX, why, "bad port in URL");
+		host_end = p;
+	}
+	frag = mem_find(auth_end, (size_t)(end - auth_end), '#');
+	if (frag)
+		end = frag;
+	return host_path_entry(host, (size_t)(host_end - host), auth_end,
+			       (size_t)(end - auth_end), e, text, size, list_mode, why);
+}
+
+/* Every $option is one that keeps the rule meaning "all of this host/path". */
+static bool adblock_options_whole(const char *s, size_t len)
+{
+	size_t i, n;
+
+	while (len) {
+		const char *comma = mem_find(s, len, ',');
+		size_t olen = comma ? (size_t)(comma - s) : len;
+		bool ok = false;
+
+		for (i = 0; i < sizeof(adblock_whole_options) / sizeof(adblock_whole_options[0]);
+		     i++) {
+			n = strlen(adblock_whole_options[i]);
+			if (olen == n && !strncasecmp(s, adblock_whole_options[i], n))
+				ok = true;
+		}
+		if (!ok)
+			return false;
+		if (!comma)
+			return true;
+		s = comma + 1;
+		len -= olen + 1;
+	}
+	return false;	/* "$" with nothing after it */
+}
+
+/* ||host^, ||host/path^, options after $. */
+static int parse_adblock_anchored(const char *s, size_t len, struct bb_entry *e, char *text,
+				  size_t size, bool list_mode, const char **why)
+{
+	const char *dollar = NULL, *host_end;
+	size_t i;
+
+	s += 2;
+	len -= 2;
+	for (i = len; i > 0; i--) {
+		if (s[i - 1] == '$') {
+			dollar = s + i - 1;
+			break;
+		}
+	}
+	if (dollar) {
+		if (!adblock_options_whole(dollar + 1, (size_t)(s + len - dollar - 1)))
+			return reject(BB_REJECT_OPTIONS, why,
+				      "Adblock options narrow the rule; blocking the host would over-block");
+		len = (size_t)(dollar - s);
+	}
+	/* A trailing end anchor, then the separator that ends a host or a path. */
+	if (len && s[len - 1] == '|')
+		len--;
+	if (len && s[len - 1] == '^')
+		len--;
+	if (len == 0)
+		return reject(BB_REJECT_SYNTAX, why, "empty Adblock rule");
+	if (mem_has_any(s, len, "*^|"))
+		return reject(BB_REJECT_PATTERN, why, "Adblock wildcard pattern");
+	for (host_end = s; host_end < s + len; host_end++)
+		if (*host_end == '/' || *host_end == '?' || *host_end == ':')
+			break;
+	if (host_end < s + len && *host_end == ':')
+		return reject(BB_REJECT_PATTERN, why, "Adblock rule for one port");
+	return host_path_entry(s, (size_t)(host_end - s), host_end, (size_t)(s + len - host_end), e,
+			       text, size, list_mode, why);
+}
+
+/*
+ * One item alone: an address or CIDR, a URL, an Adblock rule, *.name, host/path
+ * or a name. list_mode is stricter about what a name may be: in a list, a token
+ * that starts like an Adblock URL fragment (-coin-hive.js) is a pattern.
+ */
+static int parse_entry(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
+		       bool list_mode, const char **why)
+{
+	const char *slash, *colon;
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	if (len >= 2 && s[0] == '|' && s[1] == '|')
+		return parse_adblock_anchored(s, len, e, text, size, list_mode, why);
+	if (s[0] == '|') {
+		/* |http://x/path| is a URL when it has no wildcard, separator or option. */
+		s++;
+		len--;
+		if (len && s[len - 1] == '|')
+			len--;
+		if (mem_has_any(s, len, "*^|$") || !mem_find(s, len, ':'))
+			return reject(BB_REJECT_PATTERN, why, "Adblock anchored pattern");
+		return parse_url(s, len, e, text, size, list_mode, why);
+	}
+	colon = mem_find(s, len, ':');
+	if (colon && (size_t)(s + len - colon) >= 3 && !memcmp(colon, "://", 3)) {
+		/* "=ws://" with a wildcard after it is a URL-part pattern, not a URL. */
+		if (mem_has_any(s, (size_t)(colon - s), "*^|$=?/"))
+			return reject(BB_REJECT_PATTERN, why, "Adblock URL-part pattern");
+		return parse_url(s, len, e, text, size, list_mode, why);
+	}
+	if (looks_ipv4(s, len) || looks_ipv6(s, len))
+		return parse_addr(s, len, e, false, why);
+	if (len > 2 && s[0] == '*' && s[1] == '.' && !mem_has_any(s + 2, len - 2, "*^|$/?")) {
+		err = parse_name(s + 2, len - 2, e, text, size, list_mode, why);
+		if (!err)
+			e->flags = BB_ENTRY_F_SUBDOMAINS_ONLY;
+		return err;
+	}
+	if (mem_has_any(s, len, "*^|$") || (list_mode && strchr("-./?=&:_", s[0])))
+		return reject(BB_REJECT_PATTERN, why, "Adblock URL-part pattern");
+	slash = mem_find(s, len, '/');
+	if (!slash)
+		slash = mem_find(s, len, '?');
+	if (slash)
+		return host_path_entry(s, (size_t)(slash - s), slash, (size_t)(s + len - slash), e,
+				       text, size, list_mode, why);
+	return parse_name(s, len, e, text, size, list_mode, why);
+}
+
+/* ---- the list: arena, set, counts ---- */
+
+static uint64_t entry_hash(const struct bb_entry *e, size_t tlen)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *p;
+	size_t i;
+
+	h = (h ^ e->kind) * 0x100000001b3ULL;
+	h = (h ^ e->plen) * 0x100000001b3ULL;
+	h = (h ^ e->flags) * 0x100000001b3ULL;
+	if (e->text) {
+		p = (const unsigned char *)e->text;
+		for (i = 0; i < tlen; i++)
+			h = (h ^ p[i]) * 0x100000001b3ULL;
+	} else {
+		for (i = 0; i < 16; i++)
+			h = (h ^ e->addr[i]) * 0x100000001b3ULL;
+	}
+	/* FNV alone spreads short keys badly over the top bits we use: finish it. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static bool entry_equal(const struct bb_entry *a, const struct bb_entry *b)
+{
+	if (a->kind != b->kind || a->plen != b->plen || a->flags != b->flags)
+		return false;
+	if (a->text || b->text)
+		return a->text && b->text && !strcmp(a->text, b->text);
+	return !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+static int set_grow(struct list_priv *p)
+{
+	size_t n = p->nslots ? p->nslots * 2 : SET_MIN_SLOTS, i, j;
+	uint64_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < p->nslots; i++) {
+		uint64_t s = p->slots[i];
+
+		if (!s)
+			continue;
+		for (j = (s >> 32) & (n - 1); slots[j]; j = (j + 1) & (n - 1))
+			;
+		slots[j] = s;
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->nslots = n;
+	return 0;
+}
+
+static char *arena_copy(struct list_priv *p, const char *s, size_t len)
+{
+	struct arena_chunk *c = p->arena;
+	char *dst;
+
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = p->arena;
+		c->used = 0;
+		c->size = size;
+		p->arena = c;
+	}
+	dst = c->data + c->used;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	c->used += len + 1;
+	return dst;
+}
+
+/* Append e unless an equal entry is there. 1: added, 0: duplicate, -ENOMEM. */
+static int list_add(struct bb_list *list, const struct bb_entry *e)
+{
+	struct list_priv *p = list->priv;
+	size_t tlen = e->text ? strlen(e->text) : 0, j;
+	uint64_t h, tag;
+	struct bb_entry *ne;
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		list->priv = p;
+	}
+	if ((p->used + 1) * 10 > p->nslots * 7 && set_grow(p))
+		return -ENOMEM;
+	h = entry_hash(e, tlen);
+	tag = h >> 32;
+	for (j = tag & (p->nslots - 1); p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
+		if ((p->slots[j] >> 32) == tag &&
+		    entry_equal(&list->entries[(p->slots[j] & 0xffffffffU) - 1], e))
+			return 0;
+	}
+	if (list->n >= 0xfffffffeU)
+		return -ENOMEM;
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 1024;
+
+		ne = realloc(list->entries, cap * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		list->entries = ne;
+		list->cap = cap;
+	}
+	ne = &list->entries[list->n];
+	*ne = *e;
+	if (e->text) {
+		ne->text = arena_copy(p, e->text, tlen);
+		if (!ne->text)
+			return -ENOMEM;
+	}
+	p->slots[j] = (tag << 32) | (uint64_t)(list->n + 1);
+	p->used++;
+	list->n++;
+	return 1;
+}
+
+void bb_list_init(struct bb_list *list)
+{
+	/* The set and arena come with the first entry: init cannot fail. */
+	memset(list, 0, sizeof(*list));
+}
+
+void bb_list_free(struct bb_list *list)
+{
+	struct list_priv *p = list->priv;
+
+	if (p) {
+		while (p->arena) {
+			struct arena_chunk *next = p->arena->next;
+
+			free(p->arena);
+			p->arena = next;
+		}
+		free(p->slots);
+		free(p);
+	}
+	free(list->entries);
+	memset(list, 0, sizeof(*list));
+}
+
+/* Add one parsed entry and count it. 1 (added or duplicate) or -ENOMEM. */
+static int add_counted(struct bb_list *list, const struct bb_entry *e)
+{
+	int err = list_add(list, e);
+
+	if (err < 0)
+		return err;
+	if (err)
+		list->counts.accepted[e->kind]++;
+	else
+		list->counts.duplicates++;
+	return 1;
+}
+
+static int count_reject(struct bb_list *list, int err)
+{
+	if (err < 0 && err >= -BB_REJECT_REASON_MAX)
+		list->counts.rejected[-err - 1]++;
+	return err;
+}
+
+static bool is_hosts_preamble(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len && s[len - 1] == '.')
+		len--;
+	for (i = 0; i < sizeof(hosts_preamble) / sizeof(hosts_preamble[0]); i++)
+		if (strlen(hosts_preamble[i]) == len && !strncasecmp(s, hosts_preamble[i], len))
+			return true;
+	/* Any single label is the machine's own name (127.0.1.1 hercules), or a TLD. */
+	return !mem_find(s, len, '.');
+}
+
+/* Strip an inline comment: " #..." or " ;..." after an entry. */
+static size_t strip_inline_comment(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 1; i < len; i++)
+		if ((s[i] == '#' || s[i] == ';') && is_space(s[i - 1]))
+			return i;
+	return len;
+}
+
+/* example.com##.ad, ##, #@#, #?#, #$#, #%# and their #@ exceptions. */
+static bool is_cosmetic(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (s[i] != '#')
+			continue;
+		if (s[i + 1] == '#')
+			return true;
+		if (i + 2 < len && strchr("@?$%", s[i + 1]) && s[i + 1] && s[i + 2] == '#')
+			return true;
+		if (i + 3 < len && s[i + 1] == '@' && strchr("?$%", s[i + 2]) && s[i + 2] &&
+		    s[i + 3] == '#')
+			return true;
+	}
+	return false;
+}
+
+/* ADDR name...: each name of a sinkhole line is an entry; other lines map local names. */
+static int parse_hosts_line(struct bb_list *list, const char *addr, size_t alen,
+			    const char *rest, size_t rlen, const char **why)
+{
+	char text[BB_NAME_MAX + 1];
+	const char *end = rest + rlen, *tok, *hash;
+	struct bb_entry e;
+	bool any = false;
+	int first_err = 0, err;
+	size_t tlen;
+
+	err = parse_addr(addr, alen, &e, true, why);
+	if (err) {
+		if (!looks_ipv4(addr, alen) && !looks_ipv6(addr, alen))
+			err = reject(BB_REJECT_SYNTAX, why, "not any format we know");
+		return count_reject(list, err);
+	}
+	if (e.plen != (e.kind == BB_ENTRY_IP4 ? 32 : 128))
+		return count_reject(list, reject(BB_REJECT_SYNTAX, why,
+						 "hosts line with a prefix length"));
+	if (!addr_is_sinkhole(&e)) {
+		list->counts.preamble++;
+		return 0;
+	}
+	while (rest < end) {
+		while (rest < end && is_space(*rest))
+			rest++;
+		for (tok = rest; rest < end && !is_space(*rest); rest++)
+			;
+		tlen = (size_t)(rest - tok);
+		/* In a hosts file '#' starts a comment anywhere. */
+		hash = mem_find(tok, tlen, '#');
+		if (hash)
+			tlen = (size_t)(hash - tok);
+		if (tlen == 0) {
+			if (hash)
+				break;
+			continue;
+		}
+		if (is_hosts_preamble(tok, tlen)) {
+			list->counts.preamble++;
+		} else if (looks_ipv4(tok, tlen) || looks_ipv6(tok, tlen)) {
+			err = count_reject(list, reject(BB_REJECT_IP_AS_NAME, why,
+							"hosts line names an IP address, not a host"));
+			first_err = first_err ?: err;
+		} else {
+			err = parse_name(tok, tlen, &e, text, sizeof(text), true, why);
+			if (err) {
+				count_reject(list, err);
+				first_err = first_err ?: err;
+			} else {
+				err = add_counted(list, &e);
+				if (err < 0)
+					return err;
+				any = true;
+			}
+		}
+		if (hash)
+			break;
+	}
+	return first_err ?: any;
+}
+
+static int parse_line_body(struct bb_list *list, const char *s, size_t len, const char **why)
+{
+	char text[BB_KEY_MAX + 1];
+	struct bb_entry e;
+	const char *tok_end, *rest;
+	int err;
+
+	if (len > LINE_MAX_BYTES)
+		return count_reject(list, reject(BB_REJECT_TOO_LONG, why,
+						 "line longer than 4096 bytes"));
+	if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+		s += 3;
+		len -= 3;
+	}
+	while (len && is_space(*s)) {
+		s++;
+		len--;
+	}
+	while (len && is_space(s[len - 1]))
+		len--;
+	if (!len) {
+		list->counts.blank++;
+		return 0;
+	}
+	if (s[0] == '#' || s[0] == ';' || s[0] == '!' || (s[0] == '[' && s[len - 1] == ']' &&
+							   !looks_ipv6(s + 1, len - 2))) {
+		list->counts.comments++;
+		return 0;
+	}
+	if (len >= 2 && s[0] == '@' && s[1] == '@')
+		return count_reject(list, reject(BB_REJECT_EXCEPTION, why,
+						 "Adblock exception (@@) is never a block entry"));
+	len = strip_inline_comment(s, len);
+	while (len && is_space(s[len - 1]))
+		len--;
+	if (is_cosmetic(s, len))
+		return count_reject(list, reject(BB_REJECT_COSMETIC, why,
+						 "Adblock element-hiding rule"));
+	for (tok_end = s; tok_end < s + len && !is_space(*tok_end); tok_end++)
+		;
+	if (tok_end < s + len && !looks_ipv4(s, (size_t)(tok_end - s)) &&
+	    !looks_ipv6(s, (size_t)(tok_end - s))) {
+		/* Several fields without an address: an Adblock rule with spaces, or junk. */
+		if (!mem_has_any(s, len, "$^*|"))
+			return count_reject(list, reject(BB_REJECT_SYNTAX, why,
+							 "several fields, the first not an address"));
+		err = parse_entry(s, len, &e, text, sizeof(text), true, why);
+		return count_reject(list, err ?: reject(BB_REJECT_SYNTAX, why,
+							 "several fields, the first not an address"));
+	}
+	if (tok_end < s + len) {
+		rest = tok_end;
+		return parse_hosts_line(list, s, (size_t)(tok_end - s), rest,
+					(size_t)(s + len - rest), why);
+	}
+	if (s[0] == '[' && s[len - 1] == ']')
+		err = parse_addr(s + 1, len - 2, &e, false, why);
+	else
+		err = parse_entry(s, len, &e, text, sizeof(text), true, why);
+	if (err)
+		return count_reject(list, err);
+	return add_counted(list, &e);
+}
+
+int bb_list_parse_line(struct bb_list *list, const char *line, size_t len, const char **why)
+{
+	list->counts.lines++;
+	return parse_line_body(list, line, len, why);
+}
+
+int bb_list_parse_item(const char *item, struct bb_entry *entry, char *text_buf, size_t text_size,
+		       const char **why)
+{
+	size_t len = strlen(item);
+
+	while (len && is_space(*item)) {
+		item++;
+		len--;
+	}
+	while (len && is_space(item[len - 1]))
+		len--;
+	memset(entry, 0, sizeof(*entry));
+	if (!len)
+		return reject(BB_REJECT_SYNTAX, why, "empty item");
+	if (len > LINE_MAX_BYTES)
+		return reject(BB_REJECT_TOO_LONG, why, "item longer than 4096 bytes");
+	return parse_entry(item, len, entry, text_buf, text_size, false, why);
+}
+
+static void counts_sub(struct bb_list_counts *d, const struct bb_list_counts *a,
+		       const struct bb_list_counts *b)
+{
+	size_t i;
+
+	d->lines = a->lines - b->lines;
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+		d->accepted[i] = a->accepted[i] - b->accepted[i];
+	d->duplicates = a->duplicates - b->duplicates;
+	d->blank = a->blank - b->blank;
+	d->comments = a->comments - b->comments;
+	d->preamble = a->preamble - b->preamble;
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		d->rejected[i] = a->rejected[i] - b->rejected[i];
+}
+
+static void report_reject(const struct bb_list_opts *opts, const char *path, size_t lineno,
+			  const char *why, const char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len > REPORT_TEXT_MAX)
+		fprintf(opts->report, "%s:%zu: %s (%.*s...)\n", path, lineno, why,
+			REPORT_TEXT_MAX, line);
+	else
+		fprintf(opts->report, "%s:%zu: %s (%.*s)\n", path, lineno, why, (int)len, line);
+}
+
+int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_list_opts *opts,
+		       struct bb_list_counts *file_counts)
+{
+	struct bb_list_counts before = list->counts;
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	size_t cap = 0, lineno = 0, reported = 0, unreported = 0;
+	FILE *report = opts ? opts->report : NULL;
+	char *line = NULL;
+	const char *why;
+	ssize_t n;
+	FILE *f;
+	int err = 0, rc;
+
+	f = is_stdin ? stdin : fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		if (report)
+			fprintf(report, "%s: %s\n", name, strerror(-err));
+		return err;
+	}
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		size_t len = (size_t)n;
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			len--;
+		why = "rejected";
+		rc = bb_list_parse_line(list, line, len, &why);
+		if (rc == -ENOMEM) {
+			err = rc;
+			break;
+		}
+		if (rc >= 0 || !report)
+			continue;
+		if (opts->report_max && reported >= opts->report_max) {
+			unreported++;
+			continue;
+		}
+		report_reject(opts, name, lineno, why, line, len);
+		reported++;
+	}
+	if (!err && ferror(f)) {
+		err = errno ? -errno : -EIO;
+		if (report)
+			fprintf(report, "%s: %s\n", name, strerror(-err));
+	}
+	if (report && unreported)
+		fprintf(report, "%s: %zu more rejected lines not shown\n", name, unreported);
+	free(line);
+	if (!is_stdin)
+		fclose(f);
+	if (file_counts)
+		counts_sub(file_counts, &list->counts, &before);
+	return err;
+}
+
+size_t bb_list_rejected_total(const struct bb_list_counts *counts)
+{
+	size_t i, total = 0;
+
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		total += counts->rejected[i];
+	return total;
+}
+
+const char *bb_entry_kind_name(enum bb_entry_kind kind)
+{
+	static const char *const names[BB_ENTRY_KIND_MAX] = {
+		[BB_ENTRY_IP4] = "ipv4",
+		[BB_ENTRY_IP6] = "ipv6",
+		[BB_ENTRY_NAME] = "name",
+		[BB_ENTRY_URL] = "url",
+	};
+
+	return (unsigned int)kind < BB_ENTRY_KIND_MAX ? names[kind] : "unknown";
+}
+
+const char *bb_reject_reason_name(enum bb_reject_reason reason)
+{
+	static const char *const names[BB_REJECT_REASON_MAX] = {
+		[BB_REJECT_SYNTAX] = "syntax",
+		[BB_REJECT_BAD_ADDRESS] = "bad_address",
+		[BB_REJECT_BAD_NAME] = "bad_name",
+		[BB_REJECT_SINGLE_LABEL] = "single_label",
+		[BB_REJECT_EXCEPTION] = "exception",
+		[BB_REJECT_OPTIONS] = "options",
+		[BB_REJECT_COSMETIC] = "cosmetic",
+		[BB_REJECT_PATTERN] = "pattern",
+		[BB_REJECT_TOO_LONG] = "too_long",
+		[BB_REJECT_IP_AS_NAME] = "ip_as_name",
+	};
+
+	return (unsigned int)reason < BB_REJECT_REASON_MAX ? names[reason] : "unknown";
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Blocklist files: lines in many formats in, canonical entries out. No libbpf here. */
+#ifndef BB_LIST_H
+#define BB_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "bloomblock.h"
+
+enum bb_entry_kind {
+	BB_ENTRY_IP4,
+	BB_ENTRY_IP6,
+	BB_ENTRY_NAME,		/* a hostname: matches itself and its subdomains */
+	BB_ENTRY_URL,		/* host + path prefix, cleartext HTTP only */
+	BB_ENTRY_KIND_MAX,
+};
+
+/* struct bb_entry.flags */
+enum bb_entry_flags {
+	BB_ENTRY_F_SUBDOMAINS_ONLY = 1U << 0,	/* "*.evil.example": not evil.example itself */
+};
+
+struct bb_entry {
+	__u8 kind;		/* enum bb_entry_kind */
+	__u8 plen;		/* IP: prefix length, 32 or 128 for one address */
+	__u8 flags;		/* enum bb_entry_flags */
+	__u8 pad;
+	__u8 addr[16];		/* IP: network byte order, host bits cleared; IPv4 in addr[0..3] */
+	const char *text;	/* NAME: canonical name; URL: canonical "host/path"; else NULL */
+};
+
+/* Why a line was not turned into an entry. Each reason is counted. */
+enum bb_reject_reason {
+	BB_REJECT_SYNTAX,	/* not any format we know */
+	BB_REJECT_BAD_ADDRESS,	/* looks like an address or CIDR but is not a valid one */
+	BB_REJECT_BAD_NAME,	/* bad hostname: label length, characters, IDN conversion */
+	BB_REJECT_SINGLE_LABEL,	/* a single-label name would match a whole TLD */
+	BB_REJECT_EXCEPTION,	/* Adblock "@@" exception: never a block entry */
+	BB_REJECT_OPTIONS,	/* Adblock rule with options we cannot express ($third-party...) */
+	BB_REJECT_COSMETIC,	/* Adblock element hiding (##, #@#, #?#...) */
+	BB_REJECT_PATTERN,	/* Adblock URL fragment or wildcard pattern, regex */
+	BB_REJECT_TOO_LONG,	/* line, name or URL longer than we can key */
+	BB_REJECT_IP_AS_NAME,	/* hosts line names an IP address, not a host */
+	BB_REJECT_REASON_MAX,
+};
+
+struct bb_list_counts {
+	size_t lines;
+	size_t accepted[BB_ENTRY_KIND_MAX];	/* new entries, by kind */
+	size_t duplicates;			/* valid entries already seen */
+	size_t blank;
+	size_t comments;			/* #, ;, !, [Adblock Plus 2.0] headers */
+	size_t preamble;			/* localhost, broadcasthost, 0.0.0.0, local hosts lines */
+	size_t rejected[BB_REJECT_REASON_MAX];
+};
+
+struct bb_list_opts {
+	FILE *report;		/* where "file:line: reason" goes; NULL: nowhere */
+	size_t report_max;	/* reports printed per file before "... N more"; 0: all */
+};
+
+struct bb_list {
+	struct bb_entry *entries;
+	size_t n, cap;
+	struct bb_list_counts counts;	/* summed over every file parsed */
+	void *priv;			/* de-duplication set, string storage */
+};
+
+void bb_list_init(struct bb_list *list);
+void bb_list_free(struct bb_list *list);
+
+/*
+ * Parse one file ("-" is stdin) and append its entries. Counts go to list->counts
+ * and, for this file alone, to *file_counts when not NULL. Returns 0, or -errno
+ * when the file cannot be read (reported with its name) or memory runs out.
+ * Rejected lines are not errors here: the caller decides (--strict).
+ */
+int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_list_opts *opts,
+		       struct bb_list_counts *file_counts);
+
+/*
+ * Parse one line (no line terminator needed; CR, BOM handled). Appends at most one
+ * entry. Returns 1 for an entry added or a duplicate, 0 for a line that holds no
+ * entry (blank, comment, preamble), or -(1 + enum bb_reject_reason) for a rejected
+ * line; on reject *why (if not NULL) is set to a human-readable reason.
+ * A line from hosts files may carry one address and several names; every name
+ * is added.
+ */
+int bb_list_parse_line(struct bb_list *list, const char *line, size_t len, const char **why);
+
+/* Parse one item as the user types it to `bloomblock check`: IP, CIDR, name or URL. */
+int bb_list_parse_item(const char *item, struct bb_entry *entry, char *text_buf, size_t text_size,
+		       const char **why);
+
+size_t bb_list_rejected_total(const struct bb_list_counts *counts);
+const char *bb_entry_kind_name(enum bb_entry_kind kind);	/* "ipv4", "ipv6", "name", "url" */
+const char *bb_reject_reason_name(enum bb_reject_reason reason);	/* snake_case */
+
+/* Canonical hostname: lowercase ASCII, no trailing dot, IDN to punycode (libidn2). */
+int bb_name_canonical(const char *in, size_t len, char *out, size_t out_size, const char **why);
+
+#endif /* BB_LIST_H */

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bloomblock: the command line. Global options, then one command. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+#define BB_VERSION "0.1.0"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "load",	cmd_load,	"build a filter from blocklists, attach it, or swap it in" },
+	{ "unload",	cmd_unload,	"detach from an interface (--all: everywhere, remove state)" },
+	{ "status",	cmd_status,	"what is attached, and the live filter's parameters" },
+	{ "stats",	cmd_stats,	"counters, summed over CPUs" },
+	{ "check",	cmd_check,	"ask the live filter whether items are listed" },
+	{ "plan",	cmd_plan,	"size a filter for N items at a target false-positive rate" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"Usage: bloomblock [OPTIONS] COMMAND [ARGS]\n"
+		"\n"
+		"Drop or flag packets from blocklisted sources at XDP, with a Bloom filter.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"Options:\n"
+		"  -j, --json          JSON output\n"
+		"  -p, --pretty        indented JSON (implies -j)\n"
+		"      --pin-dir DIR   where the state is pinned (default %s)\n"
+		"  -d, --debug         show libbpf's messages and the verifier log\n"
+		"  -V, --version       print the version\n"
+		"  -h, --help          this help; COMMAND --help for a command's\n"
+		"\n"
+		"Exit status: 0 ok, 1 error, 2 usage (check: 1 when an item is not listed).\n",
+		bb_opts.pin_dir);
+}
+
+/*
+ * Global options may also follow the command (`bloomblock stats -j`), as operators
+ * type them. Take them out of the command's arguments; "--" ends the scan.
+ */
+static int take_global_opts(int argc, char **argv, int first)
+{
+	int in, out;
+
+	for (in = out = first; in < argc; in++) {
+		const char *a = argv[in];
+
+		if (!strcmp(a, "--")) {
+			while (in < argc)
+				argv[out++] = argv[in++];
+			break;
+		}
+		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			bb_opts.json = true;
+		} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
+			bb_opts.json = bb_opts.pretty = true;
+		} else if (!strcmp(a, "-d") || !strcmp(a, "--debug")) {
+			bb_opts.debug = true;
+		} else if (!strncmp(a, "--pin-dir=", 10)) {
+			bb_opts.pin_dir = a + 10;
+		} else if (!strcmp(a, "--pin-dir") && in + 1 < argc) {
+			bb_opts.pin_dir = argv[++in];
+		} else {
+			argv[out++] = argv[in];
+		}
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "pin-dir", required_argument, NULL, 'P' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	size_t i;
+	int opt;
+
+	/* '+': stop at the command, whose own options follow it */
+	while ((opt = getopt_long(argc, argv, "+jpdVh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			bb_opts.json = true;
+			break;
+		case 'p':
+			bb_opts.json = bb_opts.pretty = true;
+			break;
+		case 'P':
+			bb_opts.pin_dir = optarg;
+			break;
+		case 'd':
+			bb_opts.debug = true;
+			break;
+		case 'V':
+			printf("bloomblock %s\n", BB_VERSION);
+			return BB_EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return BB_EXIT_OK;
+		default:
+			usage(stderr);
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	argc = take_global_opts(argc, argv, optind + 1);
+	bb_libbpf_setup();
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[optind], commands[i].name)) {
+			argc -= optind;
+			argv += optind;
+			optind = 0;	/* reset getopt for the command's own options */
+			return commands[i].run(argc, argv);
+		}
+	}
+	pr_err("unknown command '%s' (bloomblock --help lists them)\n", argv[optind]);
+	return BB_EXIT_USAGE;
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The pinned instance: create or reopen it, swap filters in, read counters. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bloomblock.skel.h"
+#include "common.h"
+#include "pins.h"
+
+int bb_pin_path(char *buf, size_t size, const char *pin_dir, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", pin_dir, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int open_pin(const char *pin_dir, const char *name)
+{
+	char path[512];
+	int fd;
+
+	if (bb_pin_path(path, sizeof(path), pin_dir, name))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static void instance_reset(struct bb_instance *inst, const char *pin_dir)
+{
+	memset(inst, 0, sizeof(*inst));
+	snprintf(inst->pin_dir, sizeof(inst->pin_dir), "%s", pin_dir);
+	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
+}
+
+int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
+{
+	int err;
+
+	instance_reset(inst, pin_dir);
+	inst->filters_fd = open_pin(pin_dir, BB_PIN_FILTERS);
+	if (inst->filters_fd < 0) {
+		err = inst->filters_fd;
+		goto cleanup;
+	}
+	inst->stats_fd = open_pin(pin_dir, BB_PIN_STATS);
+	if (inst->stats_fd < 0) {
+		err = inst->stats_fd;
+		goto cleanup;
+	}
+	inst->prog_fd = open_pin(pin_dir, BB_PIN_PROG_XDP);
+	if (inst->prog_fd < 0) {
+		err = inst->prog_fd;
+		goto cleanup;
+	}
+	return 0;
+cleanup:
+	bb_instance_close(inst);
+	return err;
+}
+
+int bb_instance_create(const char *pin_dir, struct bb_instance *inst)
+{
+	struct bloomblock *skel;
+	char path[512];
+	int err;
+
+	instance_reset(inst, pin_dir);
+	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		pr_err("cannot create %s: %s\n", pin_dir, strerror(-err));
+		return err;
+	}
+	skel = bloomblock__open();
+	if (!skel) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_FILTERS);
+	err = err ?: bpf_map__set_pin_path(skel->maps.filters, path);
+	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_STATS);
+	err = err ?: bpf_map__set_pin_path(skel->maps.stats, path);
+	if (err)
+		goto cleanup;
+	err = bloomblock__load(skel);
+	if (err) {
+		pr_err("the kernel refused the BPF program: %s (run with -d for the verifier log)\n",
+		       strerror(-err));
+		goto cleanup;
+	}
+	err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
+	err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
+	if (err) {
+		pr_err("cannot pin the program at %s: %s\n", path, strerror(-err));
+		goto cleanup;
+	}
+	inst->filters_fd = dup(bpf_map__fd(skel->maps.filters));
+	inst->stats_fd = dup(bpf_map__fd(skel->maps.stats));
+	inst->prog_fd = dup(bpf_program__fd(skel->progs.bloomblock_xdp));
+	if (inst->filters_fd < 0 || inst->stats_fd < 0 || inst->prog_fd < 0)
+		err = -errno;
+cleanup:
+	bloomblock__destroy(skel);
+	if (err) {
+		bb_instance_close(inst);
+		bb_instance_remove(pin_dir);
+	}
+	return err;
+}
+
+void bb_instance_close(struct bb_instance *inst)
+{
+	if (inst->filters_fd >= 0)
+		close(inst->filters_fd);
+	if (inst->stats_fd >= 0)
+		close(inst->stats_fd);
+	if (inst->prog_fd >= 0)
+		close(inst->prog_fd);
+	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
+}
+
+int bb_instance_remove(const char *pin_dir)
+{
+	struct dirent *de;
+	char path[512];
+	int err = 0;
+	DIR *dir;
+
+	dir = opendir(pin_dir);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (bb_pin_path(path, sizeof(path), pin_dir, de->d_name) || unlink(path))
+			err = -errno;
+	}
+	closedir(dir);
+	if (rmdir(pin_dir) && !err)
+		err = -errno;
+	return err;
+}
+
+static int live_filter_fd(const struct bb_instance *inst, __u32 *id)
+{
+	__u32 zero = 0;
+	int fd;
+
+	if (bpf_map_lookup_elem(inst->filters_fd, &zero, id))
+		return -errno;
+	fd = bpf_map_get_fd_by_id(*id);
+	return fd < 0 ? -errno : fd;
+}
+
+int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__u64 elements = bb_filter_elements(filter->hdr.nblocks);
+	size_t size = elements * BB_BLOCK_BYTES;
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t map_len = (size + page - 1) / page * page;
+	struct bb_image live;
+	struct bb_block *mem;
+	__u32 zero = 0;
+	int fd, err;
+
+	filter->hdr.generation = 1;
+	if (bb_image_open(inst, &live) == 0) {
+		filter->hdr.generation = ((const struct bb_header *)live.blocks)->generation + 1;
+		bb_image_close(&live);
+	}
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
+			    (__u32)elements, &opts);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("cannot create a filter map of %zu bytes: %s\n", size, strerror(-err));
+		return err;
+	}
+	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		pr_err("cannot map the new filter: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	memcpy(&mem[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	memcpy(&mem[BB_SHORT_INDEX], &filter->shortb, BB_BLOCK_BYTES);
+	memcpy(&mem[BB_HEADER_INDEX], &filter->hdr, BB_BLOCK_BYTES);
+	munmap(mem, map_len);
+
+	/* The swap: packets see the old filter or this one, never a mix. */
+	if (bpf_map_update_elem(inst->filters_fd, &zero, &fd, BPF_ANY)) {
+		err = -errno;
+		pr_err("cannot swap the new filter in: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	err = 0;
+cleanup:
+	close(fd);
+	return err;
+}
+
+int bb_image_open(const struct bb_instance *inst, struct bb_image *img)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *mem;
+	int fd, err;
+
+	memset(img, 0, sizeof(*img));
+	fd = live_filter_fd(inst, &img->map_id);
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto cleanup;
+	}
+	img->map_size = (size_t)info.max_entries * info.value_size;
+	mem = mmap(NULL, (img->map_size + page - 1) / page * page, PROT_READ, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		goto cleanup;
+	}
+	img->blocks = mem;
+	err = 0;
+cleanup:
+	close(fd);
+	return err;
+}
+
+void bb_image_close(struct bb_image *img)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	if (img->blocks)
+		munmap((void *)img->blocks, (img->map_size + page - 1) / page * page);
+	img->blocks = NULL;
+}
+
+int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	struct bb_stats *percpu;
+	__u32 zero = 0;
+	size_t i;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(inst->stats_fd, &zero, percpu)) {
+		int err = -errno;
+
+		free(percpu);
+		return err;
+	}
+	memset(sum, 0, sizeof(*sum));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+			((__u64 *)sum)[i] += ((__u64 *)&percpu[cpu])[i];
+	free(percpu);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The pinned instance under --pin-dir: maps, program, links; and the filter swap. */
+#ifndef BB_PINS_H
+#define BB_PINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bloomblock.h"
+#include "filter.h"
+
+struct bb_instance {
+	char pin_dir[256];
+	int filters_fd;		/* outer ARRAY_OF_MAPS */
+	int stats_fd;		/* PERCPU_ARRAY of struct bb_stats */
+	int prog_fd;		/* XDP program */
+};
+
+/* A read-only view of the live filter map. */
+struct bb_image {
+	const struct bb_block *blocks;	/* element 0 is the header */
+	size_t map_size;
+	__u32 map_id;
+};
+
+int bb_pin_path(char *buf, size_t size, const char *pin_dir, const char *name);
+
+/* Open the pinned instance. -ENOENT when there is none. */
+int bb_instance_open(const char *pin_dir, struct bb_instance *inst);
+/* Load the BPF object and pin its maps and program. */
+int bb_instance_create(const char *pin_dir, struct bb_instance *inst);
+void bb_instance_close(struct bb_instance *inst);
+/* Remove every pin of the instance, and the directory. */
+int bb_instance_remove(const char *pin_dir);
+
+/*
+ * Create a new filter map sized for filter, fill it through mmap, then swap it into
+ * the outer slot: the one step packets can see. Nothing live changes on failure.
+ * header.generation is set to the live one plus one.
+ */
+int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter);
+
+/* Map the live filter read-only. -ENOENT when the slot is empty. */
+int bb_image_open(const struct bb_instance *inst, struct bb_image *img);
+void bb_image_close(struct bb_image *img);
+
+/* Sum the per-CPU counters. */
+int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum);
+
+#endif /* BB_PINS_H */
