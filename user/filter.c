@@ -13,34 +13,76 @@
 #include "filter.h"
 
 /*
- * A key sets k distinct bits of one 512-bit block. With j keys in the block, a
- * given bit is still clear with probability (1 - k/512)^j; a query's k distinct
- * bits are all set with probability prod_{i<k} (s - i) / (512 - i), s the expected
- * number of set bits. Block loads are Poisson(n / nblocks). This is what makes a
- * blocked filter's FPR higher than the classic (1 - e^(-kn/m))^k at the same m.
+ * FPR of one block holding j keys, for every j: each key sets k bits drawn
+ * independently and uniformly from 512 (include/bb_hash.h), so after t = j*k
+ * draws the number s of set bits follows the occupancy distribution, which a
+ * small dynamic program computes exactly; a query hits with probability
+ * E[(s/512)^k]. Using the expected s instead would understate the FPR (the
+ * function is convex in s). Tables are built once per k, as far as asked.
  */
+#define FPR_JMAX 1024	/* keys per block; past that the FPR is near 1 anyway */
+
+static double *fpr_table[BB_MAX_K + 1];
+static unsigned int fpr_table_len[BB_MAX_K + 1];	/* entries 0..len-1 computed */
+static double fpr_occ[BB_MAX_K + 1][BB_BLOCK_BITS + 1];	/* occupancy after len-1 keys */
+
+static int fpr_table_grow(__u32 k, unsigned int jmax)
+{
+	unsigned int j, t, s, len = fpr_table_len[k], want;
+	double *occ = fpr_occ[k], *table, pw[BB_BLOCK_BITS + 1];
+
+	if (jmax < len)
+		return 0;
+	want = jmax + 1 < 2 * len ? 2 * len : jmax + 1;
+	if (want > FPR_JMAX + 1)
+		want = FPR_JMAX + 1;
+	table = realloc(fpr_table[k], want * sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	fpr_table[k] = table;
+	for (s = 0; s <= BB_BLOCK_BITS; s++)
+		pw[s] = pow((double)s / BB_BLOCK_BITS, k);
+	for (j = len; j < want; j++) {
+		double p = 0;
+
+		if (j == 0) {
+			occ[0] = 1;
+		} else {
+			/* one more draw: a set bit again with s/512, a new one otherwise */
+			for (t = 0; t < k; t++) {
+				for (s = BB_BLOCK_BITS; s > 0; s--)
+					occ[s] = (occ[s] * s + occ[s - 1] * (BB_BLOCK_BITS - s + 1)) *
+						 (1.0 / BB_BLOCK_BITS);
+				occ[0] = 0;
+			}
+		}
+		for (s = 1; s <= BB_BLOCK_BITS; s++)
+			p += occ[s] * pw[s];
+		table[j] = p;
+	}
+	fpr_table_len[k] = want;
+	return 0;
+}
+
+/* FPR of a blocked Bloom filter: the per-block FPR, Poisson-weighted over block loads. */
 double bb_blocked_fpr(double n, __u32 nblocks, __u32 k)
 {
 	double lambda = n / nblocks, log_pmf, fpr = 0, mass = 0;
-	double clear = 1.0 - (double)k / BB_BLOCK_BITS;
 	unsigned int j, jmax;
 
 	if (n <= 0)
 		return 0;
+	if (k < 1 || k > BB_MAX_K)
+		return 1;
 	jmax = (unsigned int)(lambda + 12 * sqrt(lambda) + 30);
+	if (jmax > FPR_JMAX || fpr_table_grow(k, jmax) || jmax >= fpr_table_len[k])
+		return 1;	/* blocks this full are useless anyway */
 	log_pmf = -lambda;	/* j = 0 */
 	for (j = 0; j <= jmax; j++) {
-		double pmf, set, p = 1;
-		unsigned int i;
-
 		if (j > 0)
 			log_pmf += log(lambda) - log((double)j);
-		pmf = exp(log_pmf);
-		mass += pmf;
-		set = BB_BLOCK_BITS * (1.0 - pow(clear, j));
-		for (i = 0; i < k; i++)
-			p *= set > i ? (set - i) / (BB_BLOCK_BITS - i) : 0;
-		fpr += pmf * p;
+		mass += exp(log_pmf);
+		fpr += exp(log_pmf) * fpr_table[k][j];
 	}
 	/* The tail past jmax is below 1e-20: count it as always-positive to stay safe. */
 	return fpr + (mass < 1 ? 1 - mass : 0);
@@ -66,7 +108,14 @@ __u64 bb_hash_map_bytes(__u64 n, __u32 key_size, __u32 value_size)
 
 static __u32 blocks_for(__u64 n, double target, __u32 k)
 {
-	__u64 lo = 1, hi = 1;
+	/* Start from half the classic filter's optimal size: blocks this full are
+	 * cheap to evaluate, and the answer is never below it.
+	 */
+	double classic_bits = -(double)n * log(target) / (M_LN2 * M_LN2);
+	__u64 lo = 1, hi = (__u64)fmax(1, classic_bits / BB_BLOCK_BITS / 2);
+
+	if (hi > BB_MAX_BLOCKS)
+		return 0;
 
 	while (bb_blocked_fpr(n, hi, k) > target) {
 		if (hi >= BB_MAX_BLOCKS)
@@ -384,21 +433,16 @@ struct set_job {
 	const __u64 *hashes;
 	size_t n;
 	__u32 nblocks, k;
-	__u32 block_lo, block_hi;	/* this thread owns blocks [lo, hi) */
 };
 
-/* Hashes are sorted, so block indexes ascend: each thread owns a block range. */
 static void *set_bits(void *arg)
 {
 	struct set_job *job = arg;
 	size_t i;
 
-	for (i = 0; i < job->n; i++) {
-		__u32 b = bb_block_of(job->hashes[i], job->nblocks);
-
-		if (b >= job->block_lo && b < job->block_hi)
-			bb_block_set(&job->blocks[b], job->hashes[i], job->k);
-	}
+	for (i = 0; i < job->n; i++)
+		bb_block_set(&job->blocks[bb_block_of(job->hashes[i], job->nblocks)],
+			     job->hashes[i], job->k);
 	return NULL;
 }
 
@@ -412,8 +456,11 @@ static int set_all_bits(struct bb_filter *filter, const __u64 *hashes, size_t n,
 
 	if (threads > 64)
 		threads = 64;
+	/*
+	 * Hashes are sorted and the block index is monotonic in the hash, so slices
+	 * cut between blocks touch disjoint blocks: no two threads write one block.
+	 */
 	for (t = 0; t < threads; t++) {
-		/* Slice the sorted hashes so that slices split between blocks. */
 		size_t hi = t + 1 == threads ? n : n / threads * (t + 1);
 		__u32 nb = filter->hdr.nblocks;
 
@@ -421,7 +468,7 @@ static int set_all_bits(struct bb_filter *filter, const __u64 *hashes, size_t n,
 			hi++;
 		jobs[t] = (struct set_job){
 			.blocks = filter->blocks, .hashes = hashes + lo, .n = hi - lo,
-			.nblocks = nb, .k = filter->hdr.k, .block_lo = 0, .block_hi = nb,
+			.nblocks = nb, .k = filter->hdr.k,
 		};
 		if (t + 1 < threads && pthread_create(&tids[t], NULL, set_bits, &jobs[t]) == 0)
 			started++;
@@ -504,6 +551,14 @@ void bb_filter_free(struct bb_filter *filter)
 {
 	free(filter->blocks);
 	filter->blocks = NULL;
+}
+
+void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
+{
+	/* bits first, header last: a reader that checks the magic sees a whole image */
+	memcpy(&dst[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	memcpy(&dst[BB_SHORT_INDEX], &filter->shortb, BB_BLOCK_BYTES);
+	memcpy(&dst[BB_HEADER_INDEX], &filter->hdr, BB_BLOCK_BYTES);
 }
 
 /* ---- queries on a map image: the BPF program's logic, for `check` and tests ---- */

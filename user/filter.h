@@ -78,6 +78,9 @@ static inline __u64 bb_filter_elements(__u32 nblocks)
 	return (__u64)nblocks + BB_FIRST_BLOCK;
 }
 
+/* Write the map image (header, short block, bit blocks) to dst, bb_filter_elements() long. */
+void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst);
+
 /*
  * Query a filter image laid out as in the map (element 0 header, 1 short block,
  * then bit blocks): the same logic the BPF program runs. Returns 1 for

@@ -191,9 +191,7 @@ int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
 		pr_err("cannot map the new filter: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	memcpy(&mem[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
-	memcpy(&mem[BB_SHORT_INDEX], &filter->shortb, BB_BLOCK_BYTES);
-	memcpy(&mem[BB_HEADER_INDEX], &filter->hdr, BB_BLOCK_BYTES);
+	bb_filter_write_image(filter, mem);
 	munmap(mem, map_len);
 
 	/* The swap: packets see the old filter or this one, never a mix. */

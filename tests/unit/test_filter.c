@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Filter sizing, prefix planning, building: no false negatives, and the FPR we print. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "bb_hash.h"
+#include "filter.h"
+#include "tap.h"
+
+#define MILLION 1000000
+
+static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static __u64 rnd(void)
+{
+	/* splitmix64: reproducible, good enough for test data */
+	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A list built by hand: bb_filter_build only reads entries and n. */
+struct test_list {
+	struct bb_list list;
+	char *text;
+};
+
+static void test_list_alloc(struct test_list *tl, size_t n, size_t text_bytes)
+{
+	memset(tl, 0, sizeof(*tl));
+	tl->list.entries = calloc(n, sizeof(struct bb_entry));
+	tl->text = text_bytes ? malloc(text_bytes) : NULL;
+}
+
+static void test_list_free(struct test_list *tl)
+{
+	free(tl->list.entries);
+	free(tl->text);
+}
+
+static struct bb_block *build_image(struct bb_filter *f, const struct bb_list *list, double fpr,
+				    int *err)
+{
+	struct bb_filter_opts opts = { .fpr = fpr, .seed = 42, .flags = BB_HDR_F_DROP };
+	struct bb_block *image;
+
+	*err = bb_filter_build(f, list, &opts);
+	if (*err)
+		return NULL;
+	image = malloc(bb_filter_elements(f->hdr.nblocks) * BB_BLOCK_BYTES);
+	if (image)
+		bb_filter_write_image(f, image);
+	return image;
+}
+
+static void test_plan(void)
+{
+	struct bb_plan plan;
+	int err;
+
+	err = bb_plan_make(MILLION, 0.001, &plan);
+	ASSERT_EQ(err, 0, "plan-1M-0.1%");
+	tap_result(plan.fpr <= 0.001, "plan-meets-target", "fpr %g", plan.fpr);
+	tap_result(plan.bits_per_key <= 16, "plan-at-most-16-bits-per-key", "%.2f bits/key",
+		   plan.bits_per_key);
+	tap_result(bb_blocked_fpr(MILLION, plan.nblocks - 1, plan.k) > 0.001, "plan-is-smallest",
+		   "one block fewer still meets the target");
+	tap_result(plan.fpr > plan.classic_fpr, "blocked-fpr-above-classic",
+		   "blocked %g classic %g", plan.fpr, plan.classic_fpr);
+	tap_result(plan.hash_map_bytes > 40 * plan.map_bytes, "plan-40x-below-hash-map",
+		   "hash map %llu bytes, filter %llu", (unsigned long long)plan.hash_map_bytes,
+		   (unsigned long long)plan.map_bytes);
+	/* The kernel's own accounting, read off bpftool on this kernel for 1024 and 2^20. */
+	ASSERT_EQ(bb_hash_map_bytes(1024, 8, 4), 82960, "hash-map-bytes-1024");
+	ASSERT_EQ(bb_hash_map_bytes(1048576, 8, 4), 83887120, "hash-map-bytes-1M");
+	ASSERT_EQ(bb_plan_make(10, 0, &plan), -EINVAL, "plan-rejects-fp-0");
+	ASSERT_EQ(bb_plan_make(10, 1, &plan), -EINVAL, "plan-rejects-fp-1");
+	err = bb_plan_make(0, 0.001, &plan);
+	tap_result(!err && plan.nblocks == 1, "plan-empty", "err %d blocks %u", err,
+		   plan.nblocks);
+}
+
+static const struct plen_case {
+	const char *name;
+	unsigned int width;
+	struct { unsigned int plen; __u64 count; } in[8];
+	unsigned int want[BB_MAX_PLENS];	/* 0-terminated, longest first */
+	__u64 want_short;
+	int want_err;
+} plen_cases[] = {
+	{ "plens-v4-hosts-only", 32, { { 32, 1000 } }, { 32 }, 0, 0 },
+	{ "plens-v4-one-24", 32, { { 32, 1000 }, { 24, 1 } }, { 32 }, 0, 0 },
+	{ "plens-v4-many-24s", 32, { { 32, 1000 }, { 24, 100000 } }, { 32, 24 }, 0, 0 },
+	{ "plens-v4-short", 32, { { 3, 1 }, { 8, 2 }, { 32, 10 } }, { 32 }, 3, 0 },
+	{ "plens-v4-only-short", 32, { { 8, 5 } }, { 0 }, 5, 0 },
+	{ "plens-v6-spread", 128, { { 128, 100 }, { 64, 100 }, { 48, 100 }, { 32, 100 } },
+	  { 128, 64, 48, 32 }, 0, 0 },
+	{ "plens-v6-too-spread", 128, { { 128, 1 }, { 96, 1 }, { 64, 1 }, { 40, 1 }, { 10, 1 } },
+	  { 0 }, 0, -E2BIG },
+};
+
+static void test_plen_plan(void)
+{
+	size_t c;
+
+	for (c = 0; c < sizeof(plen_cases) / sizeof(plen_cases[0]); c++) {
+		const struct plen_case *pc = &plen_cases[c];
+		__u64 counts[129] = { 0 };
+		struct bb_plen_plan plan;
+		unsigned int i, n = 0;
+		bool same = true;
+		int err;
+
+		for (i = 0; i < 8 && pc->in[i].count; i++)
+			counts[pc->in[i].plen] = pc->in[i].count;
+		err = bb_plen_plan_make(counts, pc->width, &plan);
+		while (n < BB_MAX_PLENS && pc->want[n])
+			n++;
+		if (!err) {
+			same = plan.n_plens == n && plan.short_prefixes == pc->want_short;
+			for (i = 0; same && i < n; i++)
+				same = plan.plens[i] == pc->want[i];
+		}
+		tap_result(err == pc->want_err && (err || same), pc->name,
+			   "err %d (want %d), %u lengths (want %u), first /%u, short %llu", err,
+			   pc->want_err, plan.n_plens, n, plan.plens[0],
+			   (unsigned long long)plan.short_prefixes);
+	}
+}
+
+/* 1M random keys of each kind in, every one found: a Bloom filter never forgets. */
+static void test_no_false_negatives(void)
+{
+	static const char *const names[] = { "ipv4", "ipv6", "name", "url" };
+	enum bb_entry_kind kind;
+
+	for (kind = BB_ENTRY_IP4; kind < BB_ENTRY_KIND_MAX; kind++) {
+		struct test_list tl;
+		struct bb_filter f;
+		struct bb_block *image;
+		size_t i, misses = 0, first_miss = 0;
+		char *t;
+		char tname[64];
+		int err;
+
+		test_list_alloc(&tl, MILLION, (size_t)MILLION * 48);
+		t = tl.text;
+		for (i = 0; i < MILLION; i++) {
+			struct bb_entry *e = &tl.list.entries[i];
+			__u64 r = rnd(), r2 = rnd();
+
+			e->kind = kind;
+			if (kind == BB_ENTRY_IP4) {
+				e->plen = 32;
+				memcpy(e->addr, &r, 4);
+			} else if (kind == BB_ENTRY_IP6) {
+				e->plen = 128;
+				memcpy(e->addr, &r, 8);
+				memcpy(e->addr + 8, &r2, 8);
+			} else {
+				e->text = t;
+				t += sprintf(t, kind == BB_ENTRY_NAME ? "h%llx.x%llx.example" :
+					     "h%llx.test/p/%llx", (unsigned long long)(r >> 20),
+					     (unsigned long long)(r2 >> 40)) + 1;
+			}
+		}
+		tl.list.n = MILLION;
+		image = build_image(&f, &tl.list, 0.001, &err);
+		for (i = 0; image && i < MILLION; i++) {
+			if (!bb_image_match_entry(image, &tl.list.entries[i]) && !misses++)
+				first_miss = i;
+		}
+		snprintf(tname, sizeof(tname), "no-false-negatives-1M-%s", names[kind]);
+		tap_result(image && misses == 0, tname, "err %d, %zu of 1M listed %s not found "
+			   "(first: #%zu)", err, misses, names[kind], first_miss);
+		free(image);
+		bb_filter_free(&f);
+		test_list_free(&tl);
+	}
+}
+
+/* Random CIDRs of every length: every address inside hits, the neighbours outside don't. */
+static void test_prefixes(void)
+{
+	struct test_list tl;
+	struct bb_filter f;
+	struct bb_block *image;
+	size_t i, n = 20000, misses = 0, outside_hits = 0, outside = 0;
+	int err;
+
+	test_list_alloc(&tl, n, 0);
+	for (i = 0; i < n; i++) {
+		struct bb_entry *e = &tl.list.entries[i];
+		__u32 a = (__u32)rnd(), plen = 9 + rnd() % 24;	/* /9../32 */
+
+		a &= plen == 32 ? ~0U : ~(~0U >> plen);
+		e->kind = BB_ENTRY_IP4;
+		e->plen = plen;
+		a = __builtin_bswap32(a);
+		memcpy(e->addr, &a, 4);
+	}
+	tl.list.n = n;
+	image = build_image(&f, &tl.list, 0.001, &err);
+	for (i = 0; image && i < n; i++) {
+		const struct bb_entry *e = &tl.list.entries[i];
+		__u32 base, last, inside, x;
+
+		memcpy(&base, e->addr, 4);
+		base = __builtin_bswap32(base);
+		last = base | (e->plen == 32 ? 0 : ~0U >> e->plen);
+		inside = base + (__u32)(rnd() % ((__u64)last - base + 1));
+		x = __builtin_bswap32(base);
+		misses += !bb_image_match_ip4(image, (__u8 *)&x);
+		x = __builtin_bswap32(last);
+		misses += !bb_image_match_ip4(image, (__u8 *)&x);
+		x = __builtin_bswap32(inside);
+		misses += !bb_image_match_ip4(image, (__u8 *)&x);
+		misses += !bb_image_match_entry(image, e);
+		x = __builtin_bswap32(last + 1);	/* may be inside another prefix: counted only */
+		outside++;
+		outside_hits += bb_image_match_ip4(image, (__u8 *)&x);
+	}
+	tap_result(image && misses == 0, "cidr-every-length-no-false-negatives",
+		   "err %d, %zu misses", err, misses);
+	tap_result(image && f.v4.n_plens <= BB_MAX_PLENS, "cidr-bounded-probes",
+		   "%u probe lengths", f.v4.n_plens);
+	/* Random /9s cover 1/512 of the space each, so many neighbours are listed too. */
+	tap_result(outside_hits < outside, "cidr-neighbours-not-all-listed", "%zu of %zu",
+		   outside_hits, outside);
+	free(image);
+	bb_filter_free(&f);
+	test_list_free(&tl);
+}
+
+/*
+ * The FPR we print is the FPR users get. 1M members, 1M non-members, one key per
+ * lookup. Tolerance: the measured count is binomial around the prediction, so
+ * |measured - predicted| <= 5 sigma, plus 3% of the prediction for the model's
+ * approximations (expected set bits instead of their distribution).
+ */
+static void test_fpr(double target)
+{
+	struct test_list tl;
+	struct bb_filter f;
+	struct bb_block *image;
+	size_t i, hits = 0, n = MILLION;
+	double measured, predicted, sigma;
+	char *t, name[64];
+	int err;
+
+	test_list_alloc(&tl, n, n * 24);
+	t = tl.text;
+	for (i = 0; i < n; i++) {
+		tl.list.entries[i].kind = BB_ENTRY_URL;
+		tl.list.entries[i].text = t;
+		t += sprintf(t, "m%zu.example/", i) + 1;
+	}
+	tl.list.n = n;
+	image = build_image(&f, &tl.list, target, &err);
+	for (i = 0; image && i < n; i++) {
+		__u8 key[BB_KEY_MAX];
+		char buf[32];
+		int len = sprintf(buf, "n%zu.test/", i);
+
+		hits += bb_image_match_key(image, key, bb_key_text(key, BB_KEY_URL, buf, len));
+	}
+	measured = (double)hits / n;
+	predicted = f.plan.fpr;
+	sigma = sqrt(predicted * (1 - predicted) / n);
+	snprintf(name, sizeof(name), "fpr-measured-matches-predicted-at-%g", target);
+	tap_result(image && fabs(measured - predicted) <= 5 * sigma + 0.03 * predicted, name,
+		   "measured %.6f, predicted %.6f (k=%u, %.2f bits/key), tolerance %.6f", measured,
+		   predicted, f.plan.k, f.plan.bits_per_key, 5 * sigma + 0.03 * predicted);
+	snprintf(name, sizeof(name), "fpr-predicted-meets-target-%g", target);
+	tap_result(predicted <= target, name, "predicted %g", predicted);
+	free(image);
+	bb_filter_free(&f);
+	test_list_free(&tl);
+}
+
+/* The header's XXH64 compiled for userspace equals libxxhash on every length. */
+static void test_hash_userspace(void)
+{
+	__u8 buf[BB_HASH_BUF] = { 0 };
+	size_t len, rep, bad = 0, bad_len = 0;
+
+	for (len = 0; len <= BB_KEY_MAX; len++) {
+		for (rep = 0; rep < 8; rep++) {
+			__u64 seed = rep ? rnd() : 0;
+			size_t i;
+
+			for (i = 0; i < len; i++)
+				buf[i] = (__u8)rnd();
+			if (bb_xxh64(buf, len, seed) != XXH64(buf, len, seed) && !bad++)
+				bad_len = len;
+		}
+	}
+	tap_result(!bad, "xxh64-header-equals-libxxhash", "%zu mismatches, first at len %zu",
+		   bad, bad_len);
+}
+
+int main(void)
+{
+	tap_plan_header();
+	test_hash_userspace();
+	test_plan();
+	test_plen_plan();
+	test_prefixes();
+	test_no_false_negatives();
+	test_fpr(0.01);
+	test_fpr(0.001);
+	return tap_finish();
+}
