@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "list.h"
 
@@ -360,8 +361,8 @@ static int parse_adblock_anchored(const char *s, size_t len, struct bb_entry *e,
 	}
 	if (dollar) {
 		if (!adblock_options_whole(dollar + 1, (size_t)(s + len - dollar - 1)))
-			return reject(BB_REJECT_OPTIONS, why,
-				      "Adblock options narrow the rule; blocking the host would over-block");
+			return reject(BB_REJECT_OPTIONS, why, "Adblock options narrow the rule: "
+				      "blocking the whole host would over-block");
 		len = (size_t)(dollar - s);
 	}
 	/* A trailing end anchor, then the separator that ends a host or a path. */
@@ -401,6 +402,8 @@ static int parse_entry(const char *s, size_t len, struct bb_entry *e, char *text
 		s++;
 		len--;
 		if (len && s[len - 1] == '|')
+			len--;
+		if (len && s[len - 1] == '^')
 			len--;
 		if (mem_has_any(s, len, "*^|$") || !mem_find(s, len, ':'))
 			return reject(BB_REJECT_PATTERN, why, "Adblock anchored pattern");
@@ -497,7 +500,13 @@ static char *arena_copy(struct list_priv *p, const char *s, size_t len)
 	char *dst;
 
 	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
+		/* Small lists stay small: chunks double from 64 KiB up to ARENA_CHUNK. */
+		size_t size = c ? c->size * 2 : ARENA_CHUNK / 16;
+
+		if (size > ARENA_CHUNK)
+			size = ARENA_CHUNK;
+		if (size < len + 1)
+			size = len + 1;
 
 		c = malloc(sizeof(*c) + size);
 		if (!c)
@@ -615,8 +624,7 @@ static bool is_hosts_preamble(const char *s, size_t len)
 	for (i = 0; i < sizeof(hosts_preamble) / sizeof(hosts_preamble[0]); i++)
 		if (strlen(hosts_preamble[i]) == len && !strncasecmp(s, hosts_preamble[i], len))
 			return true;
-	/* Any single label is the machine's own name (127.0.1.1 hercules), or a TLD. */
-	return !mem_find(s, len, '.');
+	return false;
 }
 
 /* Strip an inline comment: " #..." or " ;..." after an entry. */
@@ -661,11 +669,8 @@ static int parse_hosts_line(struct bb_list *list, const char *addr, size_t alen,
 	size_t tlen;
 
 	err = parse_addr(addr, alen, &e, true, why);
-	if (err) {
-		if (!looks_ipv4(addr, alen) && !looks_ipv6(addr, alen))
-			err = reject(BB_REJECT_SYNTAX, why, "not any format we know");
+	if (err)
 		return count_reject(list, err);
-	}
 	if (e.plen != (e.kind == BB_ENTRY_IP4 ? 32 : 128))
 		return count_reject(list, reject(BB_REJECT_SYNTAX, why,
 						 "hosts line with a prefix length"));
@@ -691,9 +696,13 @@ static int parse_hosts_line(struct bb_list *list, const char *addr, size_t alen,
 		if (is_hosts_preamble(tok, tlen)) {
 			list->counts.preamble++;
 		} else if (looks_ipv4(tok, tlen) || looks_ipv6(tok, tlen)) {
-			err = count_reject(list, reject(BB_REJECT_IP_AS_NAME, why,
-							"hosts line names an IP address, not a host"));
+			err = reject(BB_REJECT_IP_AS_NAME, why,
+				     "hosts line names an IP address, not a host");
+			count_reject(list, err);
 			first_err = first_err ?: err;
+		} else if (!mem_find(tok, tlen - (tok[tlen - 1] == '.'), '.')) {
+			/* A single label is the machine's own name (hercules, wpad), or a TLD. */
+			list->counts.preamble++;
 		} else {
 			err = parse_name(tok, tlen, &e, text, sizeof(text), true, why);
 			if (err) {
@@ -716,7 +725,7 @@ static int parse_line_body(struct bb_list *list, const char *s, size_t len, cons
 {
 	char text[BB_KEY_MAX + 1];
 	struct bb_entry e;
-	const char *tok_end, *rest;
+	const char *tok_end;
 	int err;
 
 	if (len > LINE_MAX_BYTES)
@@ -755,18 +764,17 @@ static int parse_line_body(struct bb_list *list, const char *s, size_t len, cons
 	if (tok_end < s + len && !looks_ipv4(s, (size_t)(tok_end - s)) &&
 	    !looks_ipv6(s, (size_t)(tok_end - s))) {
 		/* Several fields without an address: an Adblock rule with spaces, or junk. */
-		if (!mem_has_any(s, len, "$^*|"))
-			return count_reject(list, reject(BB_REJECT_SYNTAX, why,
-							 "several fields, the first not an address"));
-		err = parse_entry(s, len, &e, text, sizeof(text), true, why);
-		return count_reject(list, err ?: reject(BB_REJECT_SYNTAX, why,
-							 "several fields, the first not an address"));
+		err = 0;
+		if (mem_has_any(s, len, "$^*|"))
+			err = parse_entry(s, len, &e, text, sizeof(text), true, why);
+		if (!err)
+			err = reject(BB_REJECT_SYNTAX, why,
+				     "several fields, and the first is not an address");
+		return count_reject(list, err);
 	}
-	if (tok_end < s + len) {
-		rest = tok_end;
-		return parse_hosts_line(list, s, (size_t)(tok_end - s), rest,
-					(size_t)(s + len - rest), why);
-	}
+	if (tok_end < s + len)
+		return parse_hosts_line(list, s, (size_t)(tok_end - s), tok_end,
+					(size_t)(s + len - tok_end), why);
 	if (s[0] == '[' && s[len - 1] == ']')
 		err = parse_addr(s + 1, len - 2, &e, false, why);
 	else

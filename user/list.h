@@ -85,13 +85,19 @@ int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_l
  * Parse one line (no line terminator needed; CR, BOM handled). Appends at most one
  * entry. Returns 1 for an entry added or a duplicate, 0 for a line that holds no
  * entry (blank, comment, preamble), or -(1 + enum bb_reject_reason) for a rejected
- * line; on reject *why (if not NULL) is set to a human-readable reason.
+ * line; on reject *why (if not NULL) is set to a human-readable reason. -ENOMEM
+ * (below every reject code) when memory runs out.
  * A line from hosts files may carry one address and several names; every name
- * is added.
+ * is added, and counted on its own (accepted, duplicate, preamble or rejected).
  */
 int bb_list_parse_line(struct bb_list *list, const char *line, size_t len, const char **why);
 
-/* Parse one item as the user types it to `bloomblock check`: IP, CIDR, name or URL. */
+/*
+ * Parse one item as the user types it to `bloomblock check`: IP, CIDR, name, *.name,
+ * URL (http://host/path or host/path). The text goes to text_buf (BB_KEY_MAX + 1
+ * bytes is enough). Returns 0 or -(1 + enum bb_reject_reason). Unlike a list line, a
+ * single-label name is accepted: it is a question, not an entry.
+ */
 int bb_list_parse_item(const char *item, struct bb_entry *entry, char *text_buf, size_t text_size,
 		       const char **why);
 
@@ -99,7 +105,12 @@ size_t bb_list_rejected_total(const struct bb_list_counts *counts);
 const char *bb_entry_kind_name(enum bb_entry_kind kind);	/* "ipv4", "ipv6", "name", "url" */
 const char *bb_reject_reason_name(enum bb_reject_reason reason);	/* snake_case */
 
-/* Canonical hostname: lowercase ASCII, no trailing dot, IDN to punycode (libidn2). */
+/*
+ * Canonical hostname: lowercase ASCII, no trailing dot, IDN to punycode (libidn2).
+ * Returns 0, or -(1 + BB_REJECT_BAD_NAME) (characters, label or name length, IDNA)
+ * or -(1 + BB_REJECT_TOO_LONG) (out_size too small) with *why set. Single labels
+ * are valid here: refusing them in a list is the list's policy.
+ */
 int bb_name_canonical(const char *in, size_t len, char *out, size_t out_size, const char **why);
 
 #endif /* BB_LIST_H */

@@ -117,7 +117,9 @@ static const struct line_case line_cases[] = {
 	NONE("127.0.0.53 hercules", C_PREAMBLE),
 	NONE("127.0.1.1 hercules.iad.appboy.com", C_PREAMBLE),
 	NONE("0.0.0.0 wpad", C_PREAMBLE),
+	NONE("0.0.0.0 WPAD.", C_PREAMBLE),
 	REJECT("0.0.0.0 130.211.230.53", BB_REJECT_IP_AS_NAME),
+	REJECT("::1 ::1", BB_REJECT_IP_AS_NAME),
 	REJECT("300.0.0.1 evil.example", BB_REJECT_BAD_ADDRESS),
 	REJECT("0.0.0.0 ev!l.example", BB_REJECT_BAD_NAME),
 	REJECT("evil.example other.example", BB_REJECT_SYNTAX),
@@ -155,6 +157,7 @@ static const struct line_case line_cases[] = {
 	ENTRY_URL("||abcocomputers.com/?u=script^$all", "abcocomputers.com/?u=script"),
 	ENTRY_URL("||shrink-service.it/js/cM.js", "shrink-service.it/js/cM.js"),
 	ENTRY_URL("|http://evil.example/a|", "evil.example/a"),
+	ENTRY_URL("|https://evil.example/b^", "evil.example/b"),
 	REJECT("||2miners.com^$third-party", BB_REJECT_OPTIONS),
 	REJECT("||35.194.26.233^$third-party", BB_REJECT_OPTIONS),
 	REJECT("||go.megabanners.cf^$websocket", BB_REJECT_OPTIONS),
@@ -263,8 +266,9 @@ static void test_line_table(void)
 		for (char *p = name; *p; p++)
 			if (*p == '\r' || *p == '\t' || *p == '#')
 				*p = ' ';
-		tap_result(ret == tc->ret && !bad, name, "returned %d (%s), expected %d; %s; text %s",
-			   ret, ret < 0 ? why : "-", tc->ret, bad ? bad : "entry ok",
+		tap_result(ret == tc->ret && !bad, name,
+			   "returned %d (%s), expected %d; %s; text %s", ret, ret < 0 ? why : "-",
+			   tc->ret, bad ? bad : "entry ok",
 			   list.n && list.entries[0].text ? list.entries[0].text : "(none)");
 		bb_list_free(&list);
 	}
@@ -679,7 +683,8 @@ static void test_files(void)
 	list_path(path, sizeof(path), "urlhaus-filter-domains.txt");
 	bb_list_parse_file(&list, path, NULL, &c);
 	ASSERT_TRUE(c.duplicates == 2689 && c.accepted[BB_ENTRY_NAME] == 0 &&
-		    c.accepted[BB_ENTRY_IP4] == 23079, "urlhaus hosts then domains: 2689 duplicates");
+		    c.accepted[BB_ENTRY_IP4] == 23079,
+		    "urlhaus hosts then domains: 2689 duplicates");
 	ASSERT_EQ(list.counts.lines, 2695 + 25774, "urlhaus: lines summed");
 	bb_list_free(&list);
 
@@ -691,7 +696,8 @@ static void test_files(void)
 	fclose(report);
 	snprintf(path1, sizeof(path1), "%s:13: ", path);
 	ASSERT_TRUE(ret == 0 && !strncmp(rep, path1, strlen(path1)) &&
-		    strstr(rep, "(||23.83.114.131^$third-party)\n"), "report: file:line: reason (text)");
+		    strstr(rep, "(||23.83.114.131^$third-party)\n"),
+		    "report: file:line: reason (text)");
 	snprintf(path1, sizeof(path1), "%s: 251 more rejected lines not shown\n", path);
 	ASSERT_TRUE(strstr(rep, path1) && strstr(rep, path1) + strlen(path1) == rep + strlen(rep),
 		    "report: 251 more not shown, last");
