@@ -110,10 +110,10 @@ bench: bloomblock
 # Userspace under AddressSanitizer/UBSan, and the unit tests under valgrind.
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan SANITIZE=address tests
-	$(Q)BB_OUTPUT=.output-asan tests/run.sh --unit
+	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan tests/run.sh --unit
 
 valgrind: tests
-	$(Q)BB_VALGRIND=1 tests/run.sh --unit
+	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
 
 install: bloomblock
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
