@@ -3,6 +3,7 @@
 # `make V=1` shows the full commands.
 
 OUTPUT		?= .output
+BIN		?= bloomblock
 PREFIX		?= /usr/local
 DESTDIR		?=
 CLANG		?= clang
@@ -82,7 +83,7 @@ $(OUTPUT)/libbbcli.a: $(filter-out $(OUTPUT)/user/main.o,$(CLI_OBJS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-bloomblock: $(OUTPUT)/user/main.o $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
+$(BIN): $(OUTPUT)/user/main.o $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -96,7 +97,7 @@ $(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libb
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \
 		$(LDLIBS) -o $@
 
-tests: bloomblock $(UNIT_TESTS) $(BPF_TESTS)
+tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS)
 
 test: tests
 	$(Q)tests/run.sh
@@ -107,10 +108,11 @@ demo: bloomblock
 bench: bloomblock
 	$(Q)scripts/bench.sh
 
-# Userspace under AddressSanitizer/UBSan, and the unit tests under valgrind.
+# Every test, with the CLI and test programs built under AddressSanitizer/UBSan;
+# and the unit tests under valgrind. BB_QUICK=1 takes smaller data sets.
 asan:
-	$(Q)$(MAKE) OUTPUT=.output-asan SANITIZE=address tests
-	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan tests/run.sh --unit
+	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
+	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock tests/run.sh
 
 valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
