@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034  # variables here are for the scripts that source this
 # Helpers for end-to-end tests: TAP output, private namespaces and pin dirs, cleanup.
 #
 # The machine's own eth0 may sit on a documentation range (192.0.2.0/24 here), so
@@ -6,49 +7,154 @@
 # the traffic sources each get a namespace of their own. bloomblock runs with
 # `nsenter --net`, which changes the network namespace only, so it still sees the
 # host's /sys/fs/bpf (unlike `ip netns exec`, which remounts /sys).
+#
+# A test script:
+#   . "$(dirname "$0")/lib.sh"
+#   e2e_begin                  # root + bpffs + namespaces + cleanup trap, or skip
+#   expect_blocked "listed source" 198.51.100.2 198.51.100.1
+#   run bb check 198.51.100.2; check_rc "check exits 0" 0; check_match "..." 'listed' "$out"
+#   tap_done
 
 BB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BB=${BB:-$BB_ROOT/bloomblock}
 BB_TAG=${BB_TAG:-bbt$$}
 BB_PIN_DIR=/sys/fs/bpf/$BB_TAG
+BB_TIMEOUT=${BB_TIMEOUT:-30}	# seconds any one bloomblock run may take
 NS_DUT=$BB_TAG-dut
 NS_SRC=$BB_TAG-src
+BB_TMP=${BB_TMP:-}
 tap_n=0 tap_fail=0
+out='' err='' rc=0	# set by run/run_stdin
+
+# ---- TAP ---------------------------------------------------------------------
 
 tap_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n $*"; }
 tap_not_ok() { tap_n=$((tap_n + 1)); tap_fail=$((tap_fail + 1)); echo "not ok $tap_n $*"; }
-# check NAME CMD...: ok when CMD succeeds
-check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then tap_ok "$name"; else tap_not_ok "$name"; echo "# failed: $*"; fi; }
+# diag TEXT: TEXT as TAP comment lines (at most 20)
+diag() { [ -n "$1" ] && printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'; return 0; }
+
+# check NAME CMD...: ok when CMD succeeds (its output is shown on failure)
+check() {
+	local name=$1 o
+	shift
+	if o=$("$@" 2>&1); then tap_ok "$name"; else tap_not_ok "$name"; echo "# failed: $*"; diag "$o"; fi
+}
 # check_fails NAME CMD...: ok when CMD fails
-check_fails() { local name=$1; shift; if "$@" >/dev/null 2>&1; then tap_not_ok "$name"; echo "# succeeded: $*"; else tap_ok "$name"; fi; }
+check_fails() {
+	local name=$1 o
+	shift
+	if o=$("$@" 2>&1); then tap_not_ok "$name"; echo "# succeeded: $*"; diag "$o"; else tap_ok "$name"; fi
+}
 check_eq() { if [ "$2" = "$3" ]; then tap_ok "$1"; else tap_not_ok "$1"; echo "# got '$2', expected '$3'"; fi; }
+# check_ne NAME GOT UNEXPECTED
+check_ne() { if [ "$2" != "$3" ]; then tap_ok "$1"; else tap_not_ok "$1"; echo "# got '$2', expected anything else"; fi; }
+# check_ge NAME A B: integers, A >= B
+check_ge() {
+	if [[ "$2" =~ ^[0-9]+$ && "$3" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"; echo "# got '$2', expected >= '$3'"
+	fi
+}
+# check_match NAME ERE TEXT: TEXT has a line matching the extended regex ERE
+check_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then tap_ok "$1"; else tap_not_ok "$1"; echo "# no line matches /$2/ in:"; diag "$3"; fi
+}
+check_no_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then tap_not_ok "$1"; echo "# a line matches /$2/ in:"; diag "$3"; else tap_ok "$1"; fi
+}
+
+# run CMD...: run CMD; its exit status lands in $rc, stdout in $out, stderr in $err
+run() {
+	local f
+	f=$(mktemp "${BB_TMP:-/tmp}/run.XXXXXX")
+	out=$("$@" 2>"$f")
+	rc=$?
+	err=$(<"$f")
+	rm -f "$f"
+}
+# run_stdin TEXT CMD...: run with TEXT (plus a newline) on stdin
+run_stdin() {
+	local f text=$1
+	shift
+	f=$(mktemp "${BB_TMP:-/tmp}/run.XXXXXX")
+	out=$("$@" <<<"$text" 2>"$f")
+	rc=$?
+	err=$(<"$f")
+	rm -f "$f"
+}
+# check_rc NAME WANT: the last run's exit status is WANT ("nonzero": anything but 0)
+check_rc() {
+	if [ "$2" = nonzero ] && [ "$rc" -ne 0 ] || [ "$rc" = "$2" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"; echo "# exit status $rc, expected $2"; diag "$out"; diag "$err"
+	fi
+}
+
+# tap_skip NAME REASON: one skipped test (a failure when CI=true)
+tap_skip() {
+	if [ "${CI:-}" = true ]; then
+		tap_not_ok "$1 # skipped in CI: $2"
+	else
+		tap_n=$((tap_n + 1)); echo "ok $tap_n $1 # SKIP $2"
+	fi
+}
 
 # Skip the whole script (a failure when CI=true).
 skip_all() {
 	if [ "${CI:-}" = true ]; then
 		echo "not ok 1 $(basename "$0") # skipped in CI: $*"
+		echo "1..1"
 		exit 1
 	fi
 	echo "ok 1 $(basename "$0") # SKIP $*"
+	echo "1..1"
 	exit 0
 }
 
+# bail REASON: stop the script, failed (cleanup still runs from the EXIT trap)
+bail() { echo "Bail out! $*"; exit 1; }
+
 tap_done() { echo "1..$tap_n"; [ "$tap_fail" -eq 0 ]; }
 
-need_root_bpf() {
-	[ "$(id -u)" = 0 ] || skip_all "needs root"
-	[ -x "$BB" ] || skip_all "build bloomblock first (make)"
+# ---- environment ---------------------------------------------------------------
+
+# root_bpf_missing: empty when this can run bloomblock for real, else the reason
+root_bpf_missing() {
+	[ "$(id -u)" = 0 ] || { echo "needs root"; return; }
+	[ -x "$BB" ] || { echo "build bloomblock first (make)"; return; }
+	local c
+	for c in ip nsenter ping jq timeout; do
+		command -v "$c" >/dev/null || { echo "needs $c"; return; }
+	done
 	if ! mountpoint -q /sys/fs/bpf; then
-		mount -t bpf bpf /sys/fs/bpf 2>/dev/null || skip_all "no bpffs at /sys/fs/bpf"
+		mount -t bpf bpf /sys/fs/bpf 2>/dev/null || { echo "no bpffs at /sys/fs/bpf"; return; }
 	fi
 }
 
-# bb ARGS...: the real CLI in the dut namespace, with this test's pin dir
-bb() { nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" "$@"; }
+need_root_bpf() {
+	local why
+	why=$(root_bpf_missing)
+	[ -z "$why" ] || skip_all "$why"
+}
+
+# e2e_begin: root, bpffs, a scratch dir, the namespaces, and cleanup on any exit
+e2e_begin() {
+	need_root_bpf
+	BB_TMP=$(mktemp -d /tmp/bbe2e.XXXXXX)
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	netns_setup || bail "could not set up the test namespaces"
+}
+
+# bb ARGS...: the real CLI in the dut namespace, with this test's pin dir, bounded in time
+bb() { timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" "$@"; }
 in_src() { ip netns exec "$NS_SRC" "$@"; }
 in_dut() { ip netns exec "$NS_DUT" "$@"; }
 
 # A veth pair: bbd0 (dut, 198.51.100.1, 2001:db8:51::1) <-> bbs0 (src, .2 .3, ::2 ::3).
+# Both ends live in namespaces of their own; nothing is added to the root namespace.
 netns_setup() {
 	ip netns add "$NS_DUT" && ip netns add "$NS_SRC" || return 1
 	ip -n "$NS_DUT" link add bbd0 type veth peer name bbs0 netns "$NS_SRC" || return 1
@@ -60,21 +166,117 @@ netns_setup() {
 	ip -n "$NS_SRC" addr add 198.51.100.3/24 dev bbs0
 	ip -n "$NS_SRC" addr add 2001:db8:51::2/64 dev bbs0 nodad
 	ip -n "$NS_SRC" addr add 2001:db8:51::3/64 dev bbs0 nodad
-	ip -n "$NS_DUT" link set bbd0 up
-	ip -n "$NS_SRC" link set bbs0 up
+	ip -n "$NS_DUT" link set bbd0 up || return 1
+	ip -n "$NS_SRC" link set bbs0 up || return 1
+}
+
+# netns_add_src ADDR: one more source address on bbs0 (outside 198.51.100.0/24 and
+# 2001:db8:51::/64), with a host route back to it in the dut namespace
+netns_add_src() {
+	case $1 in
+	*:*)
+		ip -n "$NS_SRC" addr add "$1/128" dev bbs0 nodad &&
+			ip -n "$NS_DUT" -6 route add "$1/128" dev bbd0 ;;
+	*)
+		ip -n "$NS_SRC" addr add "$1/32" dev bbs0 &&
+			ip -n "$NS_DUT" route add "$1/32" dev bbd0 ;;
+	esac
 }
 
 cleanup() {
-	[ -d "$BB_PIN_DIR" ] && "$BB" --pin-dir "$BB_PIN_DIR" unload --all >/dev/null 2>&1
-	rm -rf "$BB_PIN_DIR"
+	local j
+	for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+	case $BB_PIN_DIR in
+	/sys/fs/bpf/?*)
+		if [ -d "$BB_PIN_DIR" ]; then
+			timeout 20 "$BB" --pin-dir "$BB_PIN_DIR" unload --all >/dev/null 2>&1
+			rm -rf "$BB_PIN_DIR"
+		fi ;;
+	esac
 	ip netns del "$NS_DUT" 2>/dev/null
 	ip netns del "$NS_SRC" 2>/dev/null
-	[ -n "${BB_TMP:-}" ] && rm -rf "$BB_TMP"
+	case $BB_TMP in /tmp/?*) rm -rf "$BB_TMP" ;; esac
 	return 0
 }
 
-# ping_from SRC_ADDR DST: one bounded ping from the src namespace
-ping_from() { in_src ping -c 2 -i 0.2 -W 1 -w 2 -I "$1" "$2" >/dev/null 2>&1; }
+# ---- traffic -------------------------------------------------------------------
 
-# stat NAME: one counter from `bloomblock stats -j`
-stat() { bb stats -j | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+# ping_from SRC_ADDR DST [COUNT [INTERVAL]]: a bounded ping from the src namespace;
+# success when any reply came back. Sets ping_tx and ping_rx.
+ping_from() {
+	local src=$1 dst=$2 count=${3:-2} ival=${4:-0.2} fam=-4 o deadline
+	case $dst in *:*) fam=-6 ;; esac
+	deadline=$(awk -v c="$count" -v i="$ival" 'BEGIN { d = int(c * i + 2); print d }')
+	o=$(in_src timeout $((deadline + 5)) ping "$fam" -n -c "$count" -i "$ival" -W 1 -w "$deadline" \
+		-I "$src" "$dst" 2>&1)
+	ping_tx=$(printf '%s\n' "$o" | sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p')
+	ping_rx=$(printf '%s\n' "$o" | sed -n 's/.* \([0-9][0-9]*\) \(packets \)\{0,1\}received.*/\1/p')
+	ping_tx=${ping_tx:-0} ping_rx=${ping_rx:-0}
+	[ "$ping_rx" -gt 0 ]
+}
+
+# expect_pass NAME SRC DST: every ping is answered
+expect_pass() {
+	if ping_from "$2" "$3" && [ "$ping_rx" = "$ping_tx" ]; then
+		tap_ok "$1"
+	else
+		tap_not_ok "$1"; echo "# ping from $2 to $3: $ping_tx sent, $ping_rx answered; expected all answered"
+	fi
+}
+
+# expect_blocked NAME SRC DST: no ping is answered; adds the pings sent to $blocked_tx
+blocked_tx=0
+expect_blocked() {
+	if ping_from "$2" "$3"; then
+		tap_not_ok "$1"; echo "# ping from $2 to $3: $ping_tx sent, $ping_rx answered; expected none"
+	elif [ "$ping_tx" -eq 0 ]; then
+		tap_not_ok "$1"; echo "# ping from $2 to $3 sent nothing"
+	else
+		tap_ok "$1"
+	fi
+	blocked_tx=$((blocked_tx + ping_tx))
+}
+
+# ---- state -----------------------------------------------------------------------
+
+# bb_stat NAME: one counter from `bloomblock stats -j`
+bb_stat() { bb stats -j | jq -r ".$1"; }
+# bb_status FILTER: a jq filter over `bloomblock status -j`
+bb_status() { bb status -j | jq -r "$1"; }
+
+# send_frames SRC_ADDR DST_ADDR COUNT VLAN...: COUNT raw UDP frames from the src
+# namespace out of bbs0 to bbd0's MAC, carrying the given 802.1Q tags (outer first;
+# two tags make the outer one 802.1ad). The frames are built by hand and sent on an
+# AF_PACKET socket, so the tags sit in the packet data where XDP reads them.
+send_frames() {
+	local mac
+	mac=$(ip -n "$NS_DUT" -j link show bbd0 | jq -r '.[0].address') || return 1
+	in_src timeout 10 python3 - "$mac" "$@" <<'PY'
+import socket, struct, sys, ipaddress
+mac, src, dst, count, tags = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), [int(t) for t in sys.argv[5:]]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("bbs0", 0))
+smac = s.getsockname()[4]
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while t >> 16: t = (t & 0xffff) + (t >> 16)
+    return ~t & 0xffff
+sa, da = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+udp = struct.pack("!HHHH", 40000, 9, 8 + 4, 0) + b"bbt!"
+if sa.version == 4:
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, sa.packed, da.packed)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    et = 0x0800
+else:
+    ip = struct.pack("!IHBB16s16s", 6 << 28, len(udp), 17, 64, sa.packed, da.packed)
+    et = 0x86DD
+hdr = bytes.fromhex(mac.replace(":", "")) + smac
+for i, vid in enumerate(tags):
+    tpid = 0x88A8 if i == 0 and len(tags) > 1 else 0x8100
+    hdr += struct.pack("!HH", tpid, vid)
+frame = hdr + struct.pack("!H", et) + ip + udp
+for _ in range(count):
+    s.send(frame)
+PY
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# bloomblock in 20 seconds: two private network namespaces joined by a veth pair,
+# a small blocklist, the real `bloomblock load`, real pings from a listed and an
+# unlisted client (IPv4 and IPv6), status and stats, a reload that flips the
+# verdicts, and an unload. Everything it creates is removed on exit, and nothing
+# is added to this machine's own network namespace.
+#
+#   sudo make demo          (or: sudo scripts/demo.sh)
+#
+# Exit status: 0 when every expectation held, 1 otherwise.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BB=${BB:-$ROOT/bloomblock}
+TAG=bbdemo-$$
+SERVER=$TAG-server		# bloomblock guards this namespace's end of the cable
+CLIENTS=$TAG-clients
+PIN=/sys/fs/bpf/$TAG		# a private pin dir: a real install is never touched
+IF=bbdemo0
+TMP=
+
+if [ -t 1 ]; then
+	B=$'\e[1m' G=$'\e[32m' R=$'\e[31m' D=$'\e[2m' N=$'\e[0m'
+else
+	B='' G='' R='' D='' N=''
+fi
+
+die() { echo "${R}demo: $*${N}" >&2; exit 1; }
+
+cleanup() {
+	if [ -d "$PIN" ]; then
+		timeout 20 "$BB" --pin-dir "$PIN" unload --all >/dev/null 2>&1
+		rm -rf "$PIN"
+	fi
+	ip netns del "$SERVER" 2>/dev/null
+	ip netns del "$CLIENTS" 2>/dev/null
+	[ -n "$TMP" ] && rm -rf "$TMP"
+	return 0
+}
+
+# ---- preflight ------------------------------------------------------------------
+[ "$(id -u)" = 0 ] || die "run me as root: sudo make demo"
+[ -x "$BB" ] || die "no $BB: build it first with make"
+for c in ip ping nsenter timeout; do
+	command -v "$c" >/dev/null || die "needs '$c' (scripts/install-deps.sh installs it)"
+done
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+TMP=$(mktemp -d /tmp/bbdemo.XXXXXX)
+
+if ! mountpoint -q /sys/fs/bpf; then
+	mount -t bpf bpf /sys/fs/bpf || die "cannot mount the BPF filesystem on /sys/fs/bpf"
+	echo "${D}(mounted the BPF filesystem on /sys/fs/bpf)${N}"
+fi
+
+# bloomblock runs in the server namespace (nsenter changes only the network
+# namespace, so it still sees /sys/fs/bpf) with the demo's own pin dir.
+bb() { timeout 30 nsenter --net="/run/netns/$SERVER" "$BB" --pin-dir "$PIN" "$@"; }
+indent() { sed 's/^/    | /'; }
+step() { echo; echo "${B}$*${N}"; }
+
+passed=0 failed=0
+# verdict SRC DST EXPECT(answered|dropped) LABEL: three pings (bounded: at most ~2 s), judged
+verdict() {
+	local src=$1 dst=$2 want=$3 label=$4 fam=-4 got
+	case $dst in *:*) fam=-6 ;; esac
+	if ip netns exec "$CLIENTS" timeout 10 ping "$fam" -n -c 3 -i 0.2 -W 1 -I "$src" "$dst" \
+		>/dev/null 2>&1; then
+		got=answered
+	else
+		got=dropped
+	fi
+	if [ "$got" = "$want" ]; then
+		passed=$((passed + 1))
+		printf '    ping from %-15s %-19s %s%-9s%s (as expected)\n' "$src" "($label):" "$G" "$got" "$N"
+	else
+		failed=$((failed + 1))
+		printf '    ping from %-15s %-19s %s%-9s%s UNEXPECTED: should be %s\n' "$src" "($label):" \
+			"$R" "$got" "$N" "$want"
+	fi
+}
+# expect NAME CONDITION...: a non-traffic expectation
+expect() {
+	local name=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1)); echo "    ${R}UNEXPECTED: $name${N}"; return 1
+	fi
+}
+json() { bb "$1" -j | sed -n "s/.*\"$2\":\\([0-9]*\\).*/\\1/p"; }
+
+# ---- the setup ---------------------------------------------------------------------
+ip netns add "$SERVER" && ip netns add "$CLIENTS" || die "cannot create network namespaces"
+ip -n "$SERVER" link add "$IF" type veth peer name bbdemo1 netns "$CLIENTS" || die "cannot create a veth pair"
+for ns in "$SERVER" "$CLIENTS"; do ip -n "$ns" link set lo up; done
+ip -n "$SERVER" addr add 198.51.100.1/24 dev "$IF"
+ip -n "$SERVER" addr add 2001:db8:51::1/64 dev "$IF" nodad
+for a in 198.51.100.2/24 198.51.100.3/24; do ip -n "$CLIENTS" addr add "$a" dev bbdemo1; done
+for a in 2001:db8:51::2/64 2001:db8:51::3/64; do ip -n "$CLIENTS" addr add "$a" dev bbdemo1 nodad; done
+ip -n "$SERVER" link set "$IF" up && ip -n "$CLIENTS" link set bbdemo1 up || die "cannot bring the veth up"
+
+cat <<EOF
+${B}bloomblock demo${N}
+Two private network namespaces joined by a virtual cable (a veth pair). bloomblock's
+XDP program will guard the server's end and drop packets from listed sources before
+the kernel's network stack sees them. This machine's own network is not touched.
+
+    clients ($CLIENTS)                 server ($SERVER)
+    198.51.100.2   2001:db8:51::2   --- veth --->  $IF  198.51.100.1
+    198.51.100.3   2001:db8:51::3                  2001:db8:51::1
+EOF
+
+# ---- 1. the list ---------------------------------------------------------------------
+cat >"$TMP/blocklist.txt" <<'EOF'
+# demo blocklist: one entry a line; '#' and ';' start comments
+198.51.100.2            # a misbehaving client
+2001:db8:51::2          # the same client over IPv6
+203.0.113.0/24          ; a whole network (CIDR)
+2001:db8:bad::/48       # an IPv6 network
+EOF
+step "1. The blocklist ($TMP/blocklist.txt):"
+indent <"$TMP/blocklist.txt"
+
+# ---- 2. load -----------------------------------------------------------------------------
+step "2. Load it and attach to the server's interface:  bloomblock load blocklist.txt -i $IF"
+bb load "$TMP/blocklist.txt" -i "$IF" 2>&1 | indent
+[ "${PIPESTATUS[0]}" = 0 ] || die "bloomblock load failed"
+
+# ---- 3. traffic ----------------------------------------------------------------------------
+step "3. Real traffic: three pings from each client to the server"
+verdict 198.51.100.2 198.51.100.1 dropped "listed"
+verdict 198.51.100.3 198.51.100.1 answered "not listed"
+verdict 2001:db8:51::2 2001:db8:51::1 dropped "listed"
+verdict 2001:db8:51::3 2001:db8:51::1 answered "not listed"
+
+# ---- 4. status and stats ---------------------------------------------------------------------
+step "4. What is loaded:  bloomblock status"
+bb status 2>&1 | indent
+step "   What it counted:  bloomblock stats   ${D}(also: bpftool map dump pinned $PIN/stats)${N}"
+bb stats 2>&1 | indent
+dropped=$(json stats dropped)
+if expect "stats counts drops" [ "${dropped:-0}" -gt 0 ]; then
+	echo "    => $dropped packets from listed sources were dropped (their pings, and the IPv6 neighbour"
+	echo "       discovery of the listed IPv6 client); $(json stats passed) packets passed."
+fi
+gen1=$(json status generation)
+link1=$(bb status -j | sed -n 's/.*"link_id":\([0-9]*\).*/\1/p')
+
+# ---- 5. check ---------------------------------------------------------------------------------
+step "5. Ask the filter without sending anything:  bloomblock check 198.51.100.2 198.51.100.3 203.0.113.50"
+bb check 198.51.100.2 198.51.100.3 203.0.113.50 2>&1 | indent
+echo "    ${D}(\"maybe\": a Bloom filter can say yes wrongly, at the FPR shown above; \"not listed\" is certain)${N}"
+
+# ---- 6. reload ----------------------------------------------------------------------------------
+cat >"$TMP/blocklist2.txt" <<'EOF'
+# the next day's list: .2 is forgiven, .3 misbehaves
+198.51.100.3
+2001:db8:51::3
+EOF
+step "6. Swap in a new list, no re-attach needed:  bloomblock load blocklist2.txt"
+indent <"$TMP/blocklist2.txt"
+bb load "$TMP/blocklist2.txt" 2>&1 | grep -v '^ ' | indent
+[ "${PIPESTATUS[0]}" = 0 ] || die "bloomblock load (reload) failed"
+verdict 198.51.100.2 198.51.100.1 answered "no longer listed"
+verdict 198.51.100.3 198.51.100.1 dropped "now listed"
+gen2=$(json status generation)
+link2=$(bb status -j | sed -n 's/.*"link_id":\([0-9]*\).*/\1/p')
+swapped() { [ -n "$gen1" ] && [ "$gen2" = "$((gen1 + 1))" ] && [ -n "$link1" ] && [ "$link1" = "$link2" ]; }
+expect "the reload moves the generation up by one and keeps the same XDP link" swapped &&
+	echo "    filter generation $gen1 -> $gen2, same XDP link (id $link2): swapped in one atomic step, not re-attached"
+
+# ---- 7. unload ------------------------------------------------------------------------------------
+step "7. Detach:  bloomblock unload -i $IF"
+bb unload -i "$IF" 2>&1 | indent
+verdict 198.51.100.3 198.51.100.1 answered "nothing loaded"
+expect "the pinned state is gone" [ ! -e "$PIN" ]
+
+echo
+if [ "$failed" = 0 ]; then
+	echo "${G}${B}All $passed expectations held.${N} Cleaning up the namespaces."
+	exit 0
+fi
+echo "${R}${B}$failed of $((passed + failed)) expectations did not hold.${N}"
+exit 1

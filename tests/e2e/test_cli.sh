@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The CLI without traffic: help and usage errors, `plan`, the non-root refusal, and
+# loading every real public list in ../shared/lists (BB_LISTS_DIR) onto a veth in a
+# private namespace. TAP output. The parts that need root are skipped without it.
+set -u
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+BB_LISTS_DIR=${BB_LISTS_DIR:-$BB_ROOT/../shared/lists}
+BB_TMP=$(mktemp -d /tmp/bbcli.XXXXXX)
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ -x "$BB" ] || skip_all "build bloomblock first (make)"
+command -v jq >/dev/null || skip_all "needs jq"
+cli() { timeout "$BB_TIMEOUT" "$BB" "$@"; }
+
+# ---- help and usage ----------------------------------------------------------------
+run cli --help
+check_rc "--help exits 0" 0
+check_match "--help prints a usage line on stdout" '^Usage: bloomblock' "$out"
+for cmd in load unload status stats check plan; do
+	check_match "--help lists the command $cmd" "^  $cmd " "$out"
+done
+for cmd in load unload status stats check plan; do
+	run cli $cmd --help
+	check_rc "$cmd --help exits 0" 0
+	check_match "$cmd --help prints its usage on stdout" "^Usage: bloomblock $cmd" "$out"
+	run cli $cmd -h
+	check_rc "$cmd -h exits 0" 0
+done
+run cli --version
+check_rc "--version exits 0" 0
+check_match "--version prints a version" '^bloomblock [0-9]+\.[0-9]+' "$out"
+
+run cli frobnicate
+check_rc "an unknown command exits 2" 2
+check_match "... and names it" frobnicate "$err"
+run cli
+check_rc "no command exits 2" 2
+run cli --no-such-option stats
+check_rc "an unknown global option exits 2" 2
+run cli stats --no-such-option
+check_rc "an unknown command option exits 2" 2
+
+# ---- plan ------------------------------------------------------------------------------
+run cli plan -n 1000000
+check_rc "plan -n 1000000 exits 0" 0
+k=$(awk '$1 == "k" { print $2 }' <<<"$out")
+bpi=$(awk '/^bits per item/ { print $4 }' <<<"$out")
+pfpr=$(awk '/^predicted FPR/ { print $3 }' <<<"$out")
+check_match "plan prints k" '^k +[0-9]+' "$out"
+check "plan: k is between 1 and 16 (got '$k')" awk -v k="$k" 'BEGIN { exit !(k >= 1 && k <= 16) }'
+check "plan: bits per item <= 16 at the default FPR (got '$bpi')" \
+	awk -v b="$bpi" 'BEGIN { exit !(b > 0 && b <= 16) }'
+check "plan: predicted FPR <= the default 0.001 (got '$pfpr')" \
+	awk -v p="$pfpr" 'BEGIN { exit !(p > 0 && p <= 0.001) }'
+
+run cli plan -n 1e6 --fp 0.01 -j
+check_rc "plan -n 1e6 --fp 0.01 -j exits 0" 0
+check "plan -j is valid JSON" jq -e . <<<"$out"
+plan=$out
+check_eq "plan -j: items" "$(jq -r .items <<<"$plan")" 1000000
+check_eq "plan -j: target_fpr" "$(jq -r .target_fpr <<<"$plan")" 0.01
+check_eq "plan -j: has k, blocks, bits, bytes, bits_per_item, fpr" \
+	"$(jq -r '[.k, .blocks, .bits, .bytes, .bits_per_item, .fpr] | map(type) | unique | join(",")' <<<"$plan")" number
+check "plan -j: predicted fpr <= target" jq -e '.fpr > 0 and .fpr <= .target_fpr' <<<"$plan"
+check "plan -j: bits = blocks x 512" jq -e '.bits == .blocks * 512' <<<"$plan"
+check "plan -j: fewer bits per item at 1% than at 0.1%" \
+	awk -v a="$(jq -r .bits_per_item <<<"$plan")" -v b="$bpi" 'BEGIN { exit !(a < b) }'
+run cli -j plan -n 10M
+check_eq "-j before plan, and 10M" "$(jq -r .items <<<"$out" 2>&1)" 10000000
+run cli plan -n 1000 --fp 0.1%
+check_rc "plan --fp 0.1% (a percentage) exits 0" 0
+run cli plan --fp 2
+check_rc "plan --fp 2 exits 2" 2
+check_match "plan --fp 2 says why" 'fp' "$err"
+run cli plan -n 1000 --fp 0
+check_rc "plan --fp 0 exits 2" 2
+run cli plan -n abc
+check_rc "plan -n abc exits 2" 2
+run cli plan
+check_rc "plan without -n exits 2" 2
+
+# ---- not root ------------------------------------------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+	run cli stats
+	check_rc "stats as non-root exits 1" 1
+	check_match "... and says it needs root" root "$err"
+elif command -v setpriv >/dev/null; then
+	nobody() { timeout "$BB_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups "$BB" "$@"; }
+	# check exits 2 on errors, as grep does: its 1 means "not listed"
+	for args in "stats" "status" "unload --all" "check 198.51.100.2" "load /dev/null -i lo"; do
+		want=1
+		case $args in check*) want=2 ;; esac
+		run nobody $args
+		check_rc "$args as uid 65534 exits $want" $want
+		check_match "$args as uid 65534 says it needs root" root "$err"
+	done
+	run nobody plan -n 1000
+	check_rc "plan needs no root" 0
+else
+	tap_skip "non-root refusal" "needs setpriv"
+fi
+
+# ---- real lists, loaded for real ---------------------------------------------------------------
+why=$(root_bpf_missing)
+if [ -n "$why" ]; then
+	tap_skip "loading the lists in $BB_LISTS_DIR" "$why"
+	tap_done
+	exit
+fi
+if ! ls "$BB_LISTS_DIR"/*.txt >/dev/null 2>&1; then
+	tap_skip "loading the lists in $BB_LISTS_DIR" "no lists there (set BB_LISTS_DIR)"
+	tap_done
+	exit
+fi
+netns_setup || bail "could not set up the test namespaces"
+
+# Items each list must hold (a Bloom filter may say "listed" wrongly, never "not listed")
+# and a few it must not hold: hosts-file preamble, an Adblock @@ exception, a shared host
+# that only has path rules. --seed 1 makes the rare false positive reproducible.
+declare -A listed=(
+	[adaway-hosts.txt]="analytics.163.com"
+	[nocoin-adblock.txt]="45.15.156.210"
+	[nocoin-hosts.txt]="1q2w3.fun"
+	[phishunt-urls.txt]="allegrolokalnie.oferta-lokalana989714.lol"
+	[spamhaus-drop.txt]="1.10.16.0/20 1.10.16.77"
+	[spamhaus-dropv6.txt]="2001:678:6c4::/48 2001:678:6c4:1::1"
+	[stevenblack-unified-hosts.ohnx-2019.hosts]="hercules.iad.appboy.com a.b.jackbootedroom.com"
+	[urlhaus-filter-agh-online.adblock.txt]="1.1.109.99 0022a601.pphost.net"
+	[urlhaus-filter-domains.txt]="1.1.109.99 05webinvite.com"
+	[urlhaus-filter-hosts.txt]="0022a601.pphost.net"
+	[urlhaus-filter-online.ublock.txt]="1.1.109.99"
+)
+declare -A unlisted=(
+	[adaway-hosts.txt]="localhost"
+	[nocoin-adblock.txt]="api.nyda.pro"
+	[stevenblack-unified-hosts.ohnx-2019.hosts]="localhost broadcasthost hercules notjackbootedroom.com"
+	[urlhaus-filter-online.ublock.txt]="bitbucket.org cdn.glitch.global"
+)
+
+gen=0 all=()
+for f in "$BB_LISTS_DIR"/*; do
+	b=$(basename "$f")
+	case $b in README*) continue ;; esac
+	all+=("$f")
+	run bb load "$f" -i bbd0 --seed 1
+	check_rc "load $b exits 0" 0
+	st=$(bb status -j 2>/dev/null)
+	check_eq "$b: generation $((gen + 1))" "$(jq -r .filter.generation <<<"$st" 2>&1)" $((gen + 1))
+	gen=$(jq -r .filter.generation <<<"$st" 2>/dev/null || echo "$gen")
+	check_ge "$b: keys > 0" "$(jq -r .filter.keys <<<"$st" 2>&1)" 1
+	if [ -n "${listed[$b]:-}" ]; then
+		run bb check ${listed[$b]}
+		check_rc "$b: check ${listed[$b]} -> listed" 0
+	fi
+	for u in ${unlisted[$b]:-}; do
+		run bb check "$u"
+		check_rc "$b: check $u -> not listed" 1
+	done
+done
+check_eq "the attachment survived all those swaps" "$(bb_status '[.interfaces[].ifname] | join(",")')" bbd0
+
+run bb load "${all[@]}" --seed 1
+check_rc "load of all the lists at once exits 0" 0
+check_match "... and reports every file" "$(basename "${all[-1]}")" "$err$out"
+run bb check 1.10.16.77 2001:678:6c4:1::1 hercules.iad.appboy.com 05webinvite.com
+check_rc "... and holds entries of several of them" 0
+
+run_stdin $'# from stdin\n198.51.100.9' bb load -
+check_rc "load - (stdin) exits 0" 0
+run bb check 198.51.100.9
+check_rc "... and holds what came on stdin" 0
+
+run bb unload --all
+check_rc "unload --all exits 0" 0
+check_fails "unload --all removes the pin dir" test -e "$BB_PIN_DIR"
+
+tap_done

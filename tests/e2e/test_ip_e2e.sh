@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# End to end, with real packets: load a list of IPv4/IPv6 addresses and CIDRs onto a
+# veth in a namespace, ping from listed and unlisted sources in another namespace,
+# and follow the filter through status, stats, check, reloads (good and bad, under
+# traffic), flag mode and unload. TAP output; root needed (else skipped).
+#
+#   dut namespace: bbd0  198.51.100.1  2001:db8:51::1      <- bloomblock's XDP program
+#   src namespace: bbs0  198.51.100.2 .3  2001:db8:51::2 ::3, 203.0.113.9, 2001:db8:52::9
+set -u
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+e2e_begin
+netns_add_src 203.0.113.9 && netns_add_src 2001:db8:52::9 || bail "could not add the CIDR sources"
+
+V4=198.51.100.1 V6=2001:db8:51::1
+LIST1=$BB_TMP/list1.txt LIST2=$BB_TMP/list2.txt LIST2B=$BB_TMP/list2b.txt
+cat >"$LIST1" <<'EOF'
+# bloomblock e2e: first list
+198.51.100.2            # a source in the src namespace
+2001:db8:51::2          ; an IPv6 source, semicolon comment
+
+203.0.113.0/24
+2001:db8:52::/48
+; the end
+EOF
+# The second list flips the verdicts: .3 and ::3 listed, .2 and ::2 and the CIDRs not.
+printf '# second list\r\n198.51.100.3\r\n2001:db8:51::3\r\n' >"$LIST2"
+# The same verdicts as LIST2 from a differently sized filter (a /16 expands to many keys).
+{ cat "$LIST2"; echo 198.18.0.0/16; } >"$LIST2B"
+
+# ---- before loading: every source gets through --------------------------------------
+for s in 198.51.100.2 198.51.100.3 203.0.113.9; do expect_pass "baseline: $s reaches $V4" $s $V4; done
+for s in 2001:db8:51::2 2001:db8:51::3 2001:db8:52::9; do expect_pass "baseline: $s reaches $V6" $s $V6; done
+
+# ---- load and attach ------------------------------------------------------------------
+run bb load "$LIST1" -i bbd0
+check_rc "load LIST -i bbd0 exits 0" 0
+check_match "load reports bbd0 attached" 'bbd0.*attached' "$out$err"
+check "pin dir exists after load" test -d "$BB_PIN_DIR"
+check_match "ip link shows an XDP program on bbd0" 'xdp' "$(in_dut ip link show dev bbd0)"
+
+blocked_tx=0
+dropped0=$(bb_stat dropped)
+expect_blocked "listed 198.51.100.2 is dropped" 198.51.100.2 $V4
+expect_pass "unlisted 198.51.100.3 passes" 198.51.100.3 $V4
+expect_blocked "listed 2001:db8:51::2 is dropped" 2001:db8:51::2 $V6
+expect_pass "unlisted 2001:db8:51::3 passes" 2001:db8:51::3 $V6
+expect_blocked "203.0.113.9 (in listed 203.0.113.0/24) is dropped" 203.0.113.9 $V4
+expect_blocked "2001:db8:52::9 (in listed 2001:db8:52::/48) is dropped" 2001:db8:52::9 $V6
+
+# ---- stats ------------------------------------------------------------------------------
+run bb stats -j
+check_rc "stats -j exits 0" 0
+stats=$out
+check "stats -j is JSON" jq -e . <<<"$stats"
+check_ge "dropped grew by at least the $blocked_tx pings from listed sources" \
+	$(($(jq -r .dropped <<<"$stats") - dropped0)) "$blocked_tx"
+check_ge "ip4_hits > 0" "$(jq -r .ip4_hits <<<"$stats")" 1
+check_ge "ip6_hits > 0" "$(jq -r .ip6_hits <<<"$stats")" 1
+check_ge "passed > 0 (the unlisted pings)" "$(jq -r .passed <<<"$stats")" 4
+check_eq "no_filter is 0" "$(jq -r .no_filter <<<"$stats")" 0
+check_eq "flagged is 0 in drop mode" "$(jq -r .flagged <<<"$stats")" 0
+check_ge "packets >= dropped + passed" "$(jq -r .packets <<<"$stats")" \
+	$(($(jq -r .dropped <<<"$stats") + $(jq -r .passed <<<"$stats")))
+run bb stats
+check_match "stats (text) names the dropped counter" '^dropped +[0-9]+' "$out"
+
+# ---- check ------------------------------------------------------------------------------
+run bb check 198.51.100.2
+check_rc "check 198.51.100.2 exits 0" 0
+check_match "check 198.51.100.2 says listed (maybe)" '198\.51\.100\.2.*listed \(maybe\)' "$out"
+run bb check 198.51.100.3
+check_rc "check 198.51.100.3 exits 1" 1
+check_match "check 198.51.100.3 says not listed" '198\.51\.100\.3.*not listed' "$out"
+run bb check 2001:db8:51::2 203.0.113.200 2001:db8:52:ffff::1
+check_rc "check of an IPv6 address and addresses inside listed CIDRs exits 0" 0
+run_stdin $'198.51.100.2\n2001:db8:51::2' bb check -
+check_rc "check - (stdin, all listed) exits 0" 0
+check_eq "check - prints one line per item" "$(grep -c 'listed (maybe)' <<<"$out")" 2
+run_stdin $'198.51.100.2\n198.51.100.3' bb check -
+check_rc "check - (stdin, one not listed) exits 1" 1
+check_match "check - reports the unlisted one" '198\.51\.100\.3.*not listed' "$out"
+run bb -j check 198.51.100.2 198.51.100.3
+check_eq "check -j: listed flags" "$(jq -c '[.[].listed]' <<<"$out" 2>&1)" '[true,false]'
+
+# ---- status -------------------------------------------------------------------------------
+run bb status -j
+check_rc "status -j exits 0" 0
+status1=$out
+check_eq "status -j: attached to bbd0" "$(jq -r '[.interfaces[].ifname] | join(",")' <<<"$status1")" bbd0
+check_eq "status -j: generation 1" "$(jq -r .filter.generation <<<"$status1")" 1
+check_eq "status -j: mode drop" "$(jq -r .filter.mode <<<"$status1")" drop
+link1=$(jq -r '.interfaces[0].link_id' <<<"$status1")
+prog1=$(jq -r '.interfaces[0].prog_id' <<<"$status1")
+run bb -j status
+check_eq "-j before the command works too" "$(jq -r .filter.generation <<<"$out" 2>&1)" 1
+run timeout 20 nsenter --net="/run/netns/$NS_DUT" "$BB" status --pin-dir "$BB_PIN_DIR" -j
+check_eq "--pin-dir after the command works" "$(jq -r .pin_dir <<<"$out" 2>&1)" "$BB_PIN_DIR"
+run bb status
+check_match "status (text) names bbd0" 'bbd0' "$out"
+
+# ---- reload with a different list: verdicts flip, no re-attach ----------------------------
+run bb load "$LIST2" -i bbd0
+check_rc "reload with a different list exits 0" 0
+status2=$(bb status -j)
+check_eq "reload: generation 2" "$(jq -r .filter.generation <<<"$status2")" 2
+check_eq "reload: link id unchanged (no re-attach)" "$(jq -r '.interfaces[0].link_id' <<<"$status2")" "$link1"
+check_eq "reload: prog id unchanged" "$(jq -r '.interfaces[0].prog_id' <<<"$status2")" "$prog1"
+expect_pass "after reload: 198.51.100.2 passes" 198.51.100.2 $V4
+expect_blocked "after reload: 198.51.100.3 is dropped" 198.51.100.3 $V4
+expect_pass "after reload: 2001:db8:51::2 passes" 2001:db8:51::2 $V6
+expect_blocked "after reload: 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
+expect_pass "after reload: 203.0.113.9 (CIDR no longer listed) passes" 203.0.113.9 $V4
+
+# ---- reloads that must fail and leave the live filter alone ---------------------------------
+gen_unchanged() { check_eq "$1: generation still 2" "$(bb_status .filter.generation)" 2; }
+missing=$BB_TMP/no-such-list.txt
+run bb load "$missing" -i bbd0
+check_rc "reload with a nonexistent file fails" nonzero
+check_match "the message names the missing file" "no-such-list\.txt" "$err"
+gen_unchanged "nonexistent file"
+
+bad=$BB_TMP/bad-line.txt
+printf '198.51.100.2\n198.51.100.9\nthis is not a valid entry!\n' >"$bad"
+run bb load "$bad" --strict -i bbd0
+check_rc "reload --strict with a bad line fails" nonzero
+check_match "the message names file:line of the bad line" "bad-line\.txt:3" "$err"
+gen_unchanged "--strict bad line"
+
+empty=$BB_TMP/nothing-usable.txt
+printf '# only comments\n\n; and junk\nnot!valid\n999.1.2.3\n' >"$empty"
+run bb load "$empty"
+check_rc "reload with zero usable entries fails" nonzero
+check_match "the message names the empty list" "nothing-usable\.txt" "$err"
+gen_unchanged "zero usable entries"
+check_eq "status after failed reloads: link id unchanged" "$(bb_status '.interfaces[0].link_id')" "$link1"
+expect_pass "after failed reloads: 198.51.100.2 still passes" 198.51.100.2 $V4
+expect_blocked "after failed reloads: 198.51.100.3 still dropped" 198.51.100.3 $V4
+
+# ---- atomic swap under traffic: listed stays dropped, unlisted stays answered -----------------
+nofilter0=$(bb_stat no_filter)
+gen0=$(bb_status .filter.generation)
+ping_from 198.51.100.3 $V4 300 0.005 >/dev/null &
+p_listed=$!
+(ping_from 198.51.100.2 $V4 300 0.005 && [ "$ping_rx" = "$ping_tx" ] && [ "$ping_tx" -gt 0 ] ||
+	{ echo "# unlisted flood: $ping_tx sent, $ping_rx answered"; exit 1; }) &
+p_unlisted=$!
+sleep 0.2
+reload_fail=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	if [ $((i % 2)) = 1 ]; then l=$LIST2B; else l=$LIST2; fi
+	bb load "$l" >/dev/null 2>&1 || reload_fail=$((reload_fail + 1))
+done
+wait $p_listed
+rc_listed=$?
+wait $p_unlisted
+rc_unlisted=$?
+check_eq "10 reloads under traffic succeed" "$reload_fail" 0
+check_eq "generation advanced by 10" "$(bb_status .filter.generation)" $((gen0 + 10))
+check_eq "no packet of the listed flood got through during the swaps" "$rc_listed" 1
+check_eq "every packet of the unlisted flood was answered during the swaps" "$rc_unlisted" 0
+check_eq "no packet saw a missing filter (no_filter unchanged)" "$(bb_stat no_filter)" "$nofilter0"
+
+# ---- VLAN-tagged frames (hand-built, tags in the packet data) ---------------------------------
+if command -v python3 >/dev/null; then
+	s0=$(bb stats -j)
+	send_frames 198.51.100.3 $V4 5 10 && send_frames 2001:db8:51::3 $V6 5 10 &&
+		send_frames 198.51.100.3 $V4 5 100 10 && send_frames 198.51.100.2 $V4 5 10
+	check_eq "raw frames sent" "$?" 0
+	sleep 0.2
+	s1=$(bb stats -j)
+	d() { echo $(($(jq -r ".$1" <<<"$s1") - $(jq -r ".$1" <<<"$s0"))); }
+	check_ge "vlan counter counts tagged frames (single and double)" "$(d vlan)" 20
+	check_ge "listed sources inside VLAN tags are dropped (v4, v6, QinQ)" "$(d dropped)" 15
+	check_ge "ip6_hits counts the tagged IPv6 frames" "$(d ip6_hits)" 5
+else
+	tap_skip "VLAN-tagged frames" "needs python3"
+fi
+
+# ---- flag mode: listed traffic passes and is counted ----------------------------------------
+run bb load "$LIST2" --mode flag
+check_rc "reload --mode flag exits 0" 0
+check_eq "status: mode flag" "$(bb_status .filter.mode)" flag
+flagged0=$(bb_stat flagged) dropped0=$(bb_stat dropped)
+expect_pass "flag mode: listed 198.51.100.3 passes" 198.51.100.3 $V4
+check_ge "flag mode: flagged grew by the pings sent" $(($(bb_stat flagged) - flagged0)) "$ping_tx"
+check_eq "flag mode: dropped did not grow" "$(bb_stat dropped)" "$dropped0"
+run bb load "$LIST2"
+check_eq "a reload without --mode keeps flag" "$(bb_status .filter.mode)" flag
+run bb load "$LIST2" --mode drop
+check_eq "reload --mode drop: mode drop" "$(bb_status .filter.mode)" drop
+expect_blocked "drop mode again: 198.51.100.3 is dropped" 198.51.100.3 $V4
+
+# ---- unload -------------------------------------------------------------------------------------
+run bb unload -i bbd0
+check_rc "unload -i bbd0 exits 0" 0
+check_fails "pin dir is gone after the last unload" test -e "$BB_PIN_DIR"
+check_no_match "no XDP program left on bbd0" 'xdp' "$(in_dut ip link show dev bbd0)"
+expect_pass "after unload: 198.51.100.3 passes" 198.51.100.3 $V4
+expect_pass "after unload: 2001:db8:51::3 passes" 2001:db8:51::3 $V6
+expect_pass "after unload: 198.51.100.2 passes" 198.51.100.2 $V4
+run bb status
+check_rc "status with nothing loaded exits 1" 1
+
+# ---- errors -------------------------------------------------------------------------------------
+run bb load "$LIST1" -i nosuchif
+check_rc "load -i nosuchif exits 1" 1
+check_match "the message names the interface" nosuchif "$err"
+check_fails "a failed first load leaves no pin dir behind" test -e "$BB_PIN_DIR"
+run bb load
+check_rc "load without a list exits 2" 2
+run bb load -i bbd0
+check_rc "load -i bbd0 without a list exits 2" 2
+run bb load "$LIST1" -i bbd0 --mode bogus
+check_rc "load --mode bogus exits 2" 2
+mkdir -p "$BB_TMP/notbpffs"
+run timeout 20 nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_TMP/notbpffs/x" load "$LIST1" -i bbd0
+check_rc "--pin-dir outside bpffs: load fails" 1
+check_match "--pin-dir outside bpffs: the message says so" '[Bb][Pp][Ff] ?(file ?system|fs)' "$err"
+check_no_match "--pin-dir outside bpffs: nothing attached" 'xdp' "$(in_dut ip link show dev bbd0)"
+
+tap_done
