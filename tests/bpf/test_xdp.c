@@ -1,0 +1,1450 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bloomblock_xdp through BPF_PROG_TEST_RUN: tables of crafted packets, verdicts and counters. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xxhash.h>
+
+#include "bb_hash.h"
+#include "bb_parse.h"
+#include "bloomblock.skel.h"
+#include "filter.h"
+#include "list.h"
+#include "pins.h"
+#include "tap.h"
+
+/*
+ * Each table is a filter (list lines and mode) and cases: a packet, the verdict,
+ * and the change of every counter (summed over CPUs) that one packet must cause.
+ * Crafted packets use documentation addresses (192.0.2.0/24, 198.51.100.0/24,
+ * 203.0.113.0/24, 2001:db8::/32, 3fff::/20) where the address means nothing, and
+ * private or benchmarking ranges where a CIDR must be wider than those.
+ */
+
+#define TEST_SEED		0x626c6f6f6d626c6bULL	/* filters and random addresses */
+#define TABLE_FPR		1e-6	/* crafted misses must not be false positives */
+#define MAX_PACKET		256
+#define LOOKUPS_MODEL		(~0ULL)	/* expected lookups: as many as the model reads */
+#define INSIDE_SAMPLES		16	/* random addresses checked inside each listed prefix */
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define N_STATS			(sizeof(struct bb_stats) / sizeof(__u64))
+
+static const char *const stat_names[] = {
+#define STAT_NAME(name, help) #name,
+	BB_STATS_FIELDS(STAT_NAME)
+#undef STAT_NAME
+};
+
+/* ---- the test environment: one skeleton, its live filter, a reproducible RNG ---- */
+
+static struct {
+	struct bloomblock *skel;
+	struct bb_instance inst;	/* only filters_fd: what bb_filter_push needs */
+	int prog_fd, stats_fd, ncpus;
+	struct bb_stats *percpu;
+	struct bb_image img;		/* the live filter, mapped read-only */
+	bool live_valid;		/* img holds a filter the program accepts */
+	__u64 rng_state, rng_seed;
+	/* every packet of every table: lookups never above the family's probe lengths */
+	unsigned long packets_checked, lookups_over;
+	char lookups_first[160];
+} env;
+
+/* splitmix64 */
+static __u64 rng_next(void)
+{
+	__u64 z = (env.rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static const struct bb_header *live_header(void)
+{
+	return env.live_valid ? (const struct bb_header *)&env.img.blocks[BB_HEADER_INDEX] : NULL;
+}
+
+static int read_stats(struct bb_stats *sum)
+{
+	__u32 zero = 0;
+	int cpu;
+	size_t i;
+
+	if (bpf_map_lookup_elem(env.stats_fd, &zero, env.percpu))
+		return -errno;
+	memset(sum, 0, sizeof(*sum));
+	for (cpu = 0; cpu < env.ncpus; cpu++)
+		for (i = 0; i < N_STATS; i++)
+			((__u64 *)sum)[i] += ((const __u64 *)&env.percpu[cpu])[i];
+	return 0;
+}
+
+static void stats_delta(struct bb_stats *d, const struct bb_stats *after,
+			const struct bb_stats *before)
+{
+	size_t i;
+
+	for (i = 0; i < N_STATS; i++)
+		((__u64 *)d)[i] = ((const __u64 *)after)[i] - ((const __u64 *)before)[i];
+}
+
+/* One test run of the real program. */
+static int run_xdp(const __u8 *packet, size_t len, __u32 *verdict)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = packet,
+		.data_size_in = len,
+		.repeat = 1,
+	);
+	int err = bpf_prog_test_run_opts(env.prog_fd, &opts);
+
+	*verdict = opts.retval;
+	return err;
+}
+
+/* ---- packets ---- */
+
+enum pkt_kind {
+	PKT_IPV4,
+	PKT_IPV6,
+	PKT_ARP,
+	PKT_LLDP,
+};
+
+struct pkt_spec {
+	enum pkt_kind kind;
+	const char *saddr;	/* IPv4 or IPv6 text; ARP: the sender address */
+	const char *daddr;	/* NULL: a documentation address */
+	__u16 tags[3];		/* VLAN TPIDs, outermost first; 0 ends */
+	__u16 ethertype;	/* 0: the kind's own */
+	__u16 version;		/* IP version field, SET(v); 0: the kind's own */
+	__u16 ihl;		/* IPv4 header words, SET(v); 0: 5 */
+};
+
+#define SET(v)		((v) | 0x100)	/* an explicit header field value, 0 included */
+#define FIELD(f, dflt)	((f) ? (f) & 0xff : (dflt))
+
+static int parse_addr(const char *text, __u8 *addr, bool *v4)
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, text, addr) == 1) {
+		*v4 = true;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, text, addr) == 1) {
+		*v4 = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void put16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static __u16 ip_checksum(const __u8 *p, size_t len)
+{
+	__u32 sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+/*
+ * Ethernet, VLAN tags, then an IPv4 header (with NOP options up to IHL), an IPv6
+ * header or an ARP body, then 8 bytes of UDP and 16 of payload. Returns the length.
+ */
+static size_t build_packet(const struct pkt_spec *s, __u8 *p)
+{
+	static const __u8 dst_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+	static const __u8 src_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+	__u8 saddr[16], daddr[16];
+	size_t off = 12, hdr_len, i;
+	__u16 ethertype;
+	bool v4;
+
+	memset(p, 0, MAX_PACKET);
+	memcpy(p, dst_mac, 6);
+	memcpy(p + 6, src_mac, 6);
+	for (i = 0; i < ARRAY_SIZE(s->tags) && s->tags[i]; i++) {
+		put16(p + off, s->tags[i]);
+		put16(p + off + 2, 100 + i);	/* TCI: VLAN id */
+		off += 4;
+	}
+	ethertype = s->ethertype ? s->ethertype :
+		    s->kind == PKT_IPV4 ? ETH_P_IP :
+		    s->kind == PKT_IPV6 ? ETH_P_IPV6 :
+		    s->kind == PKT_ARP ? ETH_P_ARP : 0x88cc;
+	put16(p + off, ethertype);
+	off += 2;
+
+	if (s->saddr)
+		parse_addr(s->saddr, saddr, &v4);
+	else
+		memset(saddr, 0, sizeof(saddr));
+
+	switch (s->kind) {
+	case PKT_IPV4:
+		parse_addr(s->daddr ? s->daddr : "203.0.113.254", daddr, &v4);
+		hdr_len = FIELD(s->ihl, 5) * 4;
+		if (hdr_len < 20)
+			hdr_len = 20;	/* a bad IHL still comes with a whole base header */
+		p[off] = FIELD(s->version, 4) << 4 | FIELD(s->ihl, 5);
+		put16(p + off + 2, hdr_len + 8 + 16);
+		put16(p + off + 4, 0x1234);
+		p[off + 8] = 64;
+		p[off + 9] = 17;	/* UDP */
+		memcpy(p + off + 12, saddr, 4);
+		memcpy(p + off + 16, daddr, 4);
+		for (i = 20; i < hdr_len; i++)
+			p[off + i] = 1;	/* NOP options */
+		put16(p + off + 10, ip_checksum(p + off, hdr_len));
+		off += hdr_len;
+		break;
+	case PKT_IPV6:
+		parse_addr(s->daddr ? s->daddr : "2001:db8:ffff::fe", daddr, &v4);
+		p[off] = FIELD(s->version, 6) << 4;
+		put16(p + off + 4, 8 + 16);
+		p[off + 6] = 17;
+		p[off + 7] = 64;
+		memcpy(p + off + 8, saddr, 16);
+		memcpy(p + off + 24, daddr, 16);
+		off += 40;
+		break;
+	case PKT_ARP:
+		put16(p + off, 1);		/* Ethernet */
+		put16(p + off + 2, ETH_P_IP);
+		p[off + 4] = 6;
+		p[off + 5] = 4;
+		put16(p + off + 6, 1);		/* request */
+		memcpy(p + off + 8, src_mac, 6);
+		memcpy(p + off + 14, saddr, 4);
+		parse_addr("203.0.113.254", p + off + 24, &v4);
+		return off + 28;
+	case PKT_LLDP:
+		return off + 32;
+	}
+	put16(p + off, 40000);		/* UDP source port */
+	put16(p + off + 2, 53);
+	put16(p + off + 4, 8 + 16);
+	for (i = 0; i < 16; i++)
+		p[off + 8 + i] = 'a' + i;
+	return off + 8 + 16;
+}
+
+/* ---- the reference: how many blocks the probe loop reads for an address ---- */
+
+/*
+ * The lookup of bpf/bloomblock.bpf.c written again over the mapped live filter:
+ * the short block first (no block read), then one block per probe length, longest
+ * first, until one hits. Verdicts in the tables are stated by hand; this model only
+ * says how many blocks a packet costs, and is checked against those verdicts.
+ */
+static unsigned int model_lookups(const __u8 *addr, bool v4, bool *hit)
+{
+	const struct bb_header *hdr = live_header();
+	const struct bb_short_block *sb;
+	unsigned int i, n;
+	__u64 h;
+
+	*hit = false;
+	if (!hdr)
+		return 0;
+	sb = (const void *)&env.img.blocks[BB_SHORT_INDEX];
+	if ((hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)) &&
+	    bb_short_test(v4 ? sb->v4 : sb->v6, addr[0])) {
+		*hit = true;
+		return 0;
+	}
+	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	for (i = 0; i < n && i < BB_MAX_PLENS; i++) {
+		if (v4) {
+			struct bb_key_ip4 key;
+
+			bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
+			h = XXH64(&key, sizeof(key), hdr->seed);
+		} else {
+			struct bb_key_ip6 key;
+
+			bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
+			h = XXH64(&key, sizeof(key), hdr->seed);
+		}
+		if (bb_block_test(&env.img.blocks[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)],
+				  h, hdr->k)) {
+			*hit = true;
+			return i + 1;
+		}
+	}
+	return n;
+}
+
+/* ---- tables ---- */
+
+struct xdp_case {
+	const char *name;
+	struct pkt_spec pkt;
+	__u32 verdict;			/* XDP_DROP or XDP_PASS */
+	struct bb_stats delta;		/* .lookups may be LOOKUPS_MODEL */
+	bool cut;			/* run the packet cut to every length in [from, to] */
+	unsigned int cut_from, cut_to;
+};
+
+#define V4(src, ...)	{ .kind = PKT_IPV4, .saddr = src, __VA_ARGS__ }
+#define V6(src, ...)	{ .kind = PKT_IPV6, .saddr = src, __VA_ARGS__ }
+#define ARP(src, ...)	{ .kind = PKT_ARP, .saddr = src, __VA_ARGS__ }
+#define LLDP(...)	{ .kind = PKT_LLDP, __VA_ARGS__ }
+#define DOT1Q		.tags = { ETH_P_8021Q }
+#define QINQ		.tags = { ETH_P_8021AD, ETH_P_8021Q }
+#define CUT(from, to)	.cut = true, .cut_from = (from), .cut_to = (to)
+
+/* What one packet adds to the counters, by outcome; extra fields (.vlan = 1) after. */
+#define DROP4(lk, ...)	{ .packets = 1, .ipv4 = 1, .ip4_hits = 1, .dropped = 1, .lookups = lk, \
+			  __VA_ARGS__ }
+#define DROP6(lk, ...)	{ .packets = 1, .ipv6 = 1, .ip6_hits = 1, .dropped = 1, .lookups = lk, \
+			  __VA_ARGS__ }
+#define FLAG4(lk, ...)	{ .packets = 1, .ipv4 = 1, .ip4_hits = 1, .flagged = 1, .passed = 1, \
+			  .lookups = lk, __VA_ARGS__ }
+#define FLAG6(lk, ...)	{ .packets = 1, .ipv6 = 1, .ip6_hits = 1, .flagged = 1, .passed = 1, \
+			  .lookups = lk, __VA_ARGS__ }
+#define MISS4(lk, ...)	{ .packets = 1, .ipv4 = 1, .passed = 1, .lookups = lk, __VA_ARGS__ }
+#define MISS6(lk, ...)	{ .packets = 1, .ipv6 = 1, .passed = 1, .lookups = lk, __VA_ARGS__ }
+#define NON_IP(...)	{ .packets = 1, .non_ip = 1, .passed = 1, __VA_ARGS__ }
+#define TRUNC(...)	{ .packets = 1, .truncated = 1, .passed = 1, __VA_ARGS__ }
+#define MALFORMED(...)	{ .packets = 1, .malformed = 1, .passed = 1, __VA_ARGS__ }
+#define NO_FILTER(...)	{ .packets = 1, .no_filter = 1, .passed = 1, __VA_ARGS__ }
+#define MODEL		LOOKUPS_MODEL
+#define VLAN		.vlan = 1
+
+/* How a table's filter comes to be. */
+enum filter_setup {
+	SETUP_KEEP,		/* whatever is live: nothing, for the fresh skeleton */
+	SETUP_LIST,		/* build from lines, push */
+	SETUP_BAD_MAGIC,	/* build from lines, break the header, push */
+	SETUP_BAD_ABI,
+	SETUP_NO_BLOCKS,
+	SETUP_SLOT_EMPTY,	/* delete the outer slot */
+};
+
+struct xdp_table {
+	const char *name;
+	enum filter_setup setup;
+	const char *const *lines;	/* NULL-terminated */
+	__u32 flags;			/* BB_HDR_F_DROP: drop mode; 0: flag mode */
+	const struct xdp_case *cases;
+	size_t n_cases;
+	bool check_entries;		/* also every listed prefix: edges hit, neighbours miss */
+};
+
+#define TABLE(n, s, l, f, c, ...) \
+	{ .name = n, .setup = s, .lines = l, .flags = f, .cases = c, .n_cases = ARRAY_SIZE(c), \
+	  __VA_ARGS__ }
+
+/* Listed in the base list. */
+#define LISTED4		"192.0.2.1"
+#define LISTED6		"2001:db8::1"
+
+static const char *const base_list[] = {
+	LISTED4, "198.51.100.0/24", LISTED6, "2001:db8:1234::/48", NULL,
+};
+
+/* Nothing pushed yet: the outer slot of a fresh skeleton is empty. */
+static const struct xdp_case no_filter_cases[] = {
+	{ "IPv4 packet",		V4(LISTED4),		XDP_PASS, NO_FILTER() },
+	{ "IPv6 packet",		V6(LISTED6),		XDP_PASS, NO_FILTER() },
+	{ "IPv4 in 802.1Q",		V4(LISTED4, DOT1Q),	XDP_PASS, NO_FILTER(VLAN) },
+	{ "ARP: non-IP is decided before the filter", ARP(LISTED4), XDP_PASS, NON_IP() },
+	{ "truncated IPv4: decided before the filter", V4(LISTED4), XDP_PASS, TRUNC(),
+	  CUT(20, 20) },
+};
+
+/* The same packets against filters the program must refuse. */
+static const struct xdp_case invalid_filter_cases[] = {
+	{ "IPv4 source listed",		V4(LISTED4),		XDP_PASS, NO_FILTER() },
+	{ "IPv6 source listed",		V6(LISTED6),		XDP_PASS, NO_FILTER() },
+};
+
+static const struct xdp_case address_cases[] = {
+	{ "IPv4 source listed",		V4(LISTED4),		XDP_DROP, DROP4(MODEL) },
+	{ "IPv4 source not listed",	V4("192.0.2.2"),	XDP_PASS, MISS4(MODEL) },
+	{ "IPv4 destination listed, source not", V4("203.0.113.9", .daddr = LISTED4),
+	  XDP_PASS, MISS4(MODEL) },
+	{ "IPv4 source in a listed /24", V4("198.51.100.77"),	XDP_DROP, DROP4(MODEL) },
+	{ "IPv6 source listed",		V6(LISTED6),		XDP_DROP, DROP6(MODEL) },
+	{ "IPv6 source not listed",	V6("2001:db8::2"),	XDP_PASS, MISS6(MODEL) },
+	{ "IPv6 destination listed, source not", V6("2001:db8::9", .daddr = LISTED6),
+	  XDP_PASS, MISS6(MODEL) },
+	{ "IPv6 source in a listed /48", V6("2001:db8:1234:5::6"), XDP_DROP, DROP6(MODEL) },
+	{ "IPv4-mapped IPv6 of a listed IPv4 is not that IPv4", V6("::ffff:192.0.2.1"),
+	  XDP_PASS, MISS6(MODEL) },
+	{ "IPv4 with options (IHL 6), listed", V4(LISTED4, .ihl = SET(6)), XDP_DROP, DROP4(MODEL) },
+	{ "IPv4 with IHL 15 (60-byte header), listed", V4(LISTED4, .ihl = SET(15)),
+	  XDP_DROP, DROP4(MODEL) },
+	{ "802.1Q, IPv4 listed",	V4(LISTED4, DOT1Q),	XDP_DROP, DROP4(MODEL, VLAN) },
+	{ "802.1Q, IPv4 not listed",	V4("192.0.2.2", DOT1Q),	XDP_PASS, MISS4(MODEL, VLAN) },
+	{ "802.1Q, IPv6 listed",	V6(LISTED6, DOT1Q),	XDP_DROP, DROP6(MODEL, VLAN) },
+	{ "QinQ (802.1ad + 802.1Q), IPv6 listed", V6(LISTED6, QINQ), XDP_DROP,
+	  DROP6(MODEL, VLAN) },
+	{ "QinQ (802.1ad + 802.1Q), IPv4 listed", V4(LISTED4, QINQ), XDP_DROP,
+	  DROP4(MODEL, VLAN) },
+	{ "two 802.1Q tags, IPv4 listed", V4(LISTED4, .tags = { ETH_P_8021Q, ETH_P_8021Q }),
+	  XDP_DROP, DROP4(MODEL, VLAN) },
+	{ "three VLAN tags: not parsed, passes", V4(LISTED4, .tags = { ETH_P_8021AD, ETH_P_8021Q,
+	  ETH_P_8021Q }), XDP_PASS, NON_IP(VLAN) },
+	{ "ARP from a listed IPv4",	ARP(LISTED4),		XDP_PASS, NON_IP() },
+	{ "ARP in 802.1Q",		ARP(LISTED4, DOT1Q),	XDP_PASS, NON_IP(VLAN) },
+	{ "LLDP",			LLDP(),			XDP_PASS, NON_IP() },
+	{ "IPv4 IHL 0",			V4(LISTED4, .ihl = SET(0)), XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 1",			V4(LISTED4, .ihl = SET(1)),	XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 4",			V4(LISTED4, .ihl = SET(4)),	XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 4 in 802.1Q",	V4(LISTED4, .ihl = SET(4), DOT1Q), XDP_PASS,
+	  MALFORMED(VLAN) },
+	{ "IPv4 EtherType, version 6",	V4(LISTED4, .version = SET(6)), XDP_PASS, MALFORMED() },
+	{ "IPv4 EtherType, version 0",	V4(LISTED4, .version = SET(0)), XDP_PASS,
+	  MALFORMED() },
+	{ "IPv6 EtherType, version 4",	V6(LISTED6, .version = SET(4)), XDP_PASS, MALFORMED() },
+	{ "IPv6 header under IPv4 EtherType", V6(LISTED6, .ethertype = ETH_P_IP), XDP_PASS,
+	  MALFORMED() },
+};
+
+/*
+ * Every header boundary, one byte short, with a listed source and drop mode: each
+ * must pass as truncated. The rows after them are the controls: the same headers
+ * complete, without any payload, are dropped.
+ */
+static const struct xdp_case truncated_cases[] = {
+	/* the kernel refuses test runs under 14 bytes: check_packet() says what runs */
+	{ "Ethernet header cut (0..13 bytes)", V4(LISTED4), XDP_PASS, TRUNC(), CUT(0, 13) },
+	{ "802.1Q tag cut (14..17 bytes)", V4(LISTED4, DOT1Q), XDP_PASS, TRUNC(), CUT(14, 17) },
+	{ "QinQ outer tag cut (14..17 bytes)", V6(LISTED6, QINQ), XDP_PASS, TRUNC(),
+	  CUT(14, 17) },
+	{ "QinQ inner tag cut (18..21 bytes)", V6(LISTED6, QINQ), XDP_PASS, TRUNC(VLAN),
+	  CUT(18, 21) },
+	{ "IPv4 header cut (0..19 of 20 bytes)", V4(LISTED4), XDP_PASS, TRUNC(), CUT(14, 33) },
+	{ "IPv4 header in 802.1Q cut (0..19 of 20 bytes)", V4(LISTED4, DOT1Q), XDP_PASS,
+	  TRUNC(VLAN), CUT(18, 37) },
+	{ "IPv4 options cut (IHL 6: 20..23 of 24 bytes)", V4(LISTED4, .ihl = SET(6)), XDP_PASS,
+	  TRUNC(), CUT(34, 37) },
+	{ "IPv4 IHL 15 in a short packet (20..59 of 60 bytes)", V4(LISTED4, .ihl = SET(15)),
+	  XDP_PASS, TRUNC(), CUT(34, 73) },
+	{ "IPv6 header cut (0..39 of 40 bytes)", V6(LISTED6), XDP_PASS, TRUNC(), CUT(14, 53) },
+	{ "IPv6 header in QinQ cut (0..39 of 40 bytes)", V6(LISTED6, QINQ), XDP_PASS,
+	  TRUNC(VLAN), CUT(22, 61) },
+	{ "IHL 4 in a 33-byte packet: truncated before malformed", V4(LISTED4, .ihl = SET(4)),
+	  XDP_PASS, TRUNC(), CUT(33, 33) },
+	{ "control: IPv4 header complete, no payload", V4(LISTED4), XDP_DROP, DROP4(MODEL),
+	  CUT(34, 34) },
+	{ "control: IPv4 IHL 15 header complete, no payload", V4(LISTED4, .ihl = SET(15)), XDP_DROP,
+	  DROP4(MODEL), CUT(74, 74) },
+	{ "control: IPv4 in 802.1Q complete, no payload", V4(LISTED4, DOT1Q), XDP_DROP,
+	  DROP4(MODEL, VLAN), CUT(38, 38) },
+	{ "control: IPv6 header complete, no payload", V6(LISTED6), XDP_DROP, DROP6(MODEL),
+	  CUT(54, 54) },
+	{ "control: IPv6 in QinQ complete, no payload", V6(LISTED6, QINQ), XDP_DROP,
+	  DROP6(MODEL, VLAN), CUT(62, 62) },
+};
+
+/* Flag mode: the same hits pass and are counted as flagged. */
+static const struct xdp_case flag_cases[] = {
+	{ "IPv4 source listed",		V4(LISTED4),		XDP_PASS, FLAG4(MODEL) },
+	{ "IPv4 source in a listed /24", V4("198.51.100.1"),	XDP_PASS, FLAG4(MODEL) },
+	{ "IPv4 source not listed",	V4("192.0.2.2"),	XDP_PASS, MISS4(MODEL) },
+	{ "IPv6 source listed",		V6(LISTED6),		XDP_PASS, FLAG6(MODEL) },
+	{ "IPv6 source listed, QinQ",	V6(LISTED6, QINQ),	XDP_PASS, FLAG6(MODEL, VLAN) },
+	{ "IPv6 source not listed",	V6("2001:db8::2"),	XDP_PASS, MISS6(MODEL) },
+	{ "truncated IPv4 from a listed source", V4(LISTED4),	XDP_PASS, TRUNC(), CUT(30, 30) },
+};
+
+/* CIDRs: the edges of each range hit, the addresses just outside miss. */
+static const char *const cidr_list[] = {
+	"198.51.100.0/24", "198.18.16.0/20", "172.16.0.0/12",
+	"2001:db8:1234::/48", "3fff:100::/32", NULL,
+};
+
+static const struct xdp_case cidr_cases[] = {
+	{ "/24 first address",		V4("198.51.100.0"),	XDP_DROP, DROP4(MODEL) },
+	{ "/24 last address",		V4("198.51.100.255"),	XDP_DROP, DROP4(MODEL) },
+	{ "/24 inside",			V4("198.51.100.77"),	XDP_DROP, DROP4(MODEL) },
+	{ "/24 just below",		V4("198.51.99.255"),	XDP_PASS, MISS4(MODEL) },
+	{ "/24 just above",		V4("198.51.101.0"),	XDP_PASS, MISS4(MODEL) },
+	{ "/20 first address",		V4("198.18.16.0"),	XDP_DROP, DROP4(MODEL) },
+	{ "/20 last address",		V4("198.18.31.255"),	XDP_DROP, DROP4(MODEL) },
+	{ "/20 inside",			V4("198.18.23.45"),	XDP_DROP, DROP4(MODEL) },
+	{ "/20 just below",		V4("198.18.15.255"),	XDP_PASS, MISS4(MODEL) },
+	{ "/20 just above",		V4("198.18.32.0"),	XDP_PASS, MISS4(MODEL) },
+	{ "/12 first address",		V4("172.16.0.0"),	XDP_DROP, DROP4(MODEL) },
+	{ "/12 last address",		V4("172.31.255.255"),	XDP_DROP, DROP4(MODEL) },
+	{ "/12 inside",			V4("172.24.1.2"),	XDP_DROP, DROP4(MODEL) },
+	{ "/12 just below",		V4("172.15.255.255"),	XDP_PASS, MISS4(MODEL) },
+	{ "/12 just above",		V4("172.32.0.0"),	XDP_PASS, MISS4(MODEL) },
+	{ "/48 first address",		V6("2001:db8:1234::"),	XDP_DROP, DROP6(MODEL) },
+	{ "/48 last address",		V6("2001:db8:1234:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_DROP, DROP6(MODEL) },
+	{ "/48 inside",			V6("2001:db8:1234:42::1"), XDP_DROP, DROP6(MODEL) },
+	{ "/48 just below",		V6("2001:db8:1233:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_PASS, MISS6(MODEL) },
+	{ "/48 just above",		V6("2001:db8:1235::"),	XDP_PASS, MISS6(MODEL) },
+	{ "/32 first address",		V6("3fff:100::"),	XDP_DROP, DROP6(MODEL) },
+	{ "/32 last address",		V6("3fff:100:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_DROP, DROP6(MODEL) },
+	{ "/32 inside",			V6("3fff:100:abcd::1"),	XDP_DROP, DROP6(MODEL) },
+	{ "/32 just below",		V6("3fff:ff:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_PASS, MISS6(MODEL) },
+	{ "/32 just above",		V6("3fff:101::"),	XDP_PASS, MISS6(MODEL) },
+};
+
+/*
+ * /8 and shorter live in the exact short block: a hit reads no Bloom block. The
+ * /32 beside them gives IPv4 a probe length, so an IPv4 miss reads one block; IPv6
+ * has no probe length at all, so its misses read none.
+ */
+static const char *const short_list[] = {
+	"10.0.0.0/8", "224.0.0.0/3", "fd00::/8", "2000::/3", "192.0.2.1", NULL,
+};
+
+static const struct xdp_case short_cases[] = {
+	{ "/8 first address, no block read", V4("10.0.0.0"),	XDP_DROP, DROP4(0) },
+	{ "/8 last address",		V4("10.255.255.255"),	XDP_DROP, DROP4(0) },
+	{ "/8 just below",		V4("9.255.255.255"),	XDP_PASS, MISS4(1) },
+	{ "/8 just above",		V4("11.0.0.0"),		XDP_PASS, MISS4(1) },
+	{ "/3 first address",		V4("224.0.0.0"),	XDP_DROP, DROP4(0) },
+	{ "/3 last address",		V4("255.255.255.255"),	XDP_DROP, DROP4(0) },
+	{ "/3 just below",		V4("223.255.255.255"),	XDP_PASS, MISS4(1) },
+	{ "the /32 beside them",	V4("192.0.2.1"),	XDP_DROP, DROP4(1) },
+	{ "IPv6 /8 first address",	V6("fd00::"),		XDP_DROP, DROP6(0) },
+	{ "IPv6 /8 last address",	V6("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_DROP, DROP6(0) },
+	{ "IPv6 /8 just below",		V6("fcff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_PASS, MISS6(0) },
+	{ "IPv6 /8 just above",		V6("fe00::"),		XDP_PASS, MISS6(0) },
+	{ "IPv6 /3 first address",	V6("2000::"),		XDP_DROP, DROP6(0) },
+	{ "IPv6 /3 last address",	V6("3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_DROP, DROP6(0) },
+	{ "IPv6 /3 just below",		V6("1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+	  XDP_PASS, MISS6(0) },
+	{ "IPv6 /3 just above",		V6("4000::"),		XDP_PASS, MISS6(0) },
+};
+
+/* The documentation ranges themselves; check_entries walks each one's edges. */
+static const char *const doc_list[] = {
+	"192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20", NULL,
+};
+
+static const struct xdp_case doc_cases[] = {
+	{ "TEST-NET-1 host",		V4("192.0.2.200"),	XDP_DROP, DROP4(MODEL) },
+	{ "TEST-NET-2 host",		V4("198.51.100.200"),	XDP_DROP, DROP4(MODEL) },
+	{ "TEST-NET-3 host",		V4("203.0.113.200"),	XDP_DROP, DROP4(MODEL) },
+	{ "2001:db8::/32 host",		V6("2001:db8:dead:beef::1"), XDP_DROP, DROP6(MODEL) },
+	{ "3fff::/20 host",		V6("3fff:fff:1::1"),	XDP_DROP, DROP6(MODEL) },
+	{ "between TEST-NET-1 and -2",	V4("192.0.3.0"),	XDP_PASS, MISS4(MODEL) },
+	{ "2001:db9::",			V6("2001:db9::"),	XDP_PASS, MISS6(MODEL) },
+};
+
+/* Every IPv4 length 9..32 and six IPv6 lengths, far more than BB_MAX_PLENS. */
+static const char *const many_lengths_list[] = {
+	"10.0.0.0/9", "100.64.0.0/10", "10.160.0.0/11", "100.144.0.0/12", "10.200.0.0/13",
+	"10.212.0.0/14", "10.218.0.0/15", "172.16.0.0/16", "172.20.128.0/17", "172.23.64.0/18",
+	"172.21.32.0/19", "172.22.16.0/20", "192.168.16.0/21", "192.168.4.0/22",
+	"192.168.50.0/23", "192.168.100.0/24", "192.168.101.128/25", "198.18.2.64/26",
+	"198.18.0.32/27", "198.18.3.16/28", "198.18.1.16/29", "198.18.1.4/30", "198.18.1.40/31",
+	"198.19.0.1/32",
+	"2001:db8:8000::/33", "2001:db8:100::/40", "2001:db8:2000::/47",
+	"2001:db8:3000:100::/56", "2001:db8:4000:1::/64", "2001:db8:5000::1/128", NULL,
+};
+
+static const struct xdp_case many_lengths_cases[] = {
+	{ "/9 inside",			V4("10.100.1.1"),	XDP_DROP, DROP4(MODEL) },
+	{ "/32",			V4("198.19.0.1"),	XDP_DROP, DROP4(MODEL) },
+	{ "between the /30 and the /29", V4("198.18.1.12"),	XDP_PASS, MISS4(MODEL) },
+	{ "/128",			V6("2001:db8:5000::1"),	XDP_DROP, DROP6(MODEL) },
+	{ "next to the /128",		V6("2001:db8:5000::2"),	XDP_PASS, MISS6(MODEL) },
+};
+
+/* A reload swaps the whole filter: list A, then list B, then A in flag mode. */
+static const char *const swap_list_a[] = { "192.0.2.10", "2001:db8::10", NULL };
+static const char *const swap_list_b[] = { "192.0.2.20", "2001:db8::20", NULL };
+
+static const struct xdp_case swap_a_cases[] = {
+	{ "192.0.2.10 dropped",		V4("192.0.2.10"),	XDP_DROP, DROP4(MODEL) },
+	{ "192.0.2.20 passes",		V4("192.0.2.20"),	XDP_PASS, MISS4(MODEL) },
+	{ "2001:db8::10 dropped",	V6("2001:db8::10"),	XDP_DROP, DROP6(MODEL) },
+	{ "2001:db8::20 passes",	V6("2001:db8::20"),	XDP_PASS, MISS6(MODEL) },
+};
+
+static const struct xdp_case swap_b_cases[] = {
+	{ "192.0.2.10 passes",		V4("192.0.2.10"),	XDP_PASS, MISS4(MODEL) },
+	{ "192.0.2.20 dropped",		V4("192.0.2.20"),	XDP_DROP, DROP4(MODEL) },
+	{ "2001:db8::10 passes",	V6("2001:db8::10"),	XDP_PASS, MISS6(MODEL) },
+	{ "2001:db8::20 dropped",	V6("2001:db8::20"),	XDP_DROP, DROP6(MODEL) },
+};
+
+static const struct xdp_case swap_a_flag_cases[] = {
+	{ "192.0.2.10 flagged",		V4("192.0.2.10"),	XDP_PASS, FLAG4(MODEL) },
+	{ "192.0.2.20 passes",		V4("192.0.2.20"),	XDP_PASS, MISS4(MODEL) },
+	{ "2001:db8::10 flagged",	V6("2001:db8::10"),	XDP_PASS, FLAG6(MODEL) },
+};
+
+static const struct xdp_table tables[] = {
+	TABLE("no filter loaded", SETUP_KEEP, NULL, 0, no_filter_cases),
+	TABLE("filter with a bad magic", SETUP_BAD_MAGIC, base_list, BB_HDR_F_DROP,
+	      invalid_filter_cases),
+	TABLE("filter with another ABI version", SETUP_BAD_ABI, base_list, BB_HDR_F_DROP,
+	      invalid_filter_cases),
+	TABLE("filter with no bit blocks", SETUP_NO_BLOCKS, base_list, BB_HDR_F_DROP,
+	      invalid_filter_cases),
+	TABLE("addresses, drop mode", SETUP_LIST, base_list, BB_HDR_F_DROP, address_cases),
+	TABLE("truncated headers", SETUP_LIST, base_list, BB_HDR_F_DROP, truncated_cases),
+	TABLE("flag mode", SETUP_LIST, base_list, 0, flag_cases),
+	TABLE("CIDRs", SETUP_LIST, cidr_list, BB_HDR_F_DROP, cidr_cases, .check_entries = true),
+	TABLE("short prefixes", SETUP_LIST, short_list, BB_HDR_F_DROP, short_cases,
+	      .check_entries = true),
+	TABLE("documentation ranges", SETUP_LIST, doc_list, BB_HDR_F_DROP, doc_cases,
+	      .check_entries = true),
+	TABLE("many prefix lengths", SETUP_LIST, many_lengths_list, BB_HDR_F_DROP,
+	      many_lengths_cases, .check_entries = true),
+	TABLE("swap 1, list A", SETUP_LIST, swap_list_a, BB_HDR_F_DROP, swap_a_cases),
+	TABLE("swap 2, list B", SETUP_LIST, swap_list_b, BB_HDR_F_DROP, swap_b_cases),
+	TABLE("swap 3, list A in flag mode", SETUP_LIST, swap_list_a, 0, swap_a_flag_cases),
+	TABLE("outer slot emptied", SETUP_SLOT_EMPTY, NULL, 0, no_filter_cases),
+};
+
+/* ---- filters ---- */
+
+static int parse_lines(struct bb_list *list, const char *const *lines, char *msg, size_t size)
+{
+	const char *why = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; lines[i]; i++) {
+		ret = bb_list_parse_line(list, lines[i], strlen(lines[i]), &why);
+		if (ret != 1) {
+			snprintf(msg, size, "line \"%s\": %d (%s)", lines[i], ret, why ? why : "-");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Push a built filter and map the live one; the model reads the kernel's copy. */
+static int push_filter(struct bb_filter *filter, bool valid, char *msg, size_t size)
+{
+	int err;
+
+	bb_image_close(&env.img);
+	env.live_valid = false;
+	err = bb_filter_push(&env.inst, filter);
+	if (err) {
+		snprintf(msg, size, "bb_filter_push: %s", strerror(-err));
+		return err;
+	}
+	err = bb_image_open(&env.inst, &env.img);
+	if (err) {
+		snprintf(msg, size, "bb_image_open: %s", strerror(-err));
+		return err;
+	}
+	env.live_valid = valid;
+	return 0;
+}
+
+static int setup_filter(const struct xdp_table *t, struct bb_list *list, char *msg, size_t size)
+{
+	struct bb_filter_opts opts = { .fpr = TABLE_FPR, .seed = TEST_SEED, .flags = t->flags };
+	struct bb_filter filter;
+	__u32 zero = 0;
+	int err;
+
+	switch (t->setup) {
+	case SETUP_KEEP:
+		return 0;
+	case SETUP_SLOT_EMPTY:
+		bb_image_close(&env.img);
+		env.live_valid = false;
+		if (bpf_map_delete_elem(env.inst.filters_fd, &zero)) {
+			err = -errno;
+			snprintf(msg, size, "deleting the outer slot: %s", strerror(-err));
+			return err;
+		}
+		return 0;
+	default:
+		break;
+	}
+	err = parse_lines(list, t->lines, msg, size);
+	if (err)
+		return err;
+	err = bb_filter_build(&filter, list, &opts);
+	if (err) {
+		snprintf(msg, size, "bb_filter_build: %s", strerror(-err));
+		return err;
+	}
+	if (t->setup == SETUP_BAD_MAGIC)
+		filter.hdr.magic ^= 1;
+	else if (t->setup == SETUP_BAD_ABI)
+		filter.hdr.abi_version++;
+	else if (t->setup == SETUP_NO_BLOCKS)
+		filter.hdr.nblocks = 0;
+	err = push_filter(&filter, t->setup == SETUP_LIST, msg, size);
+	bb_filter_free(&filter);
+	return err;
+}
+
+/* ---- running cases ---- */
+
+static void appendf(char *msg, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void appendf(char *msg, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(msg);
+	va_list ap;
+
+	if (used + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg + used, size - used, fmt, ap);
+	va_end(ap);
+}
+
+/* What the shared parser must conclude about a packet that moves these counters. */
+static int expected_parse(const struct bb_stats *e)
+{
+	return e->truncated ? BB_PARSE_TRUNCATED : e->non_ip ? BB_PARSE_NON_IP :
+	       e->malformed ? BB_PARSE_MALFORMED : BB_PARSE_OK;
+}
+
+/*
+ * The userspace compile of include/bb_parse.h on the same bytes, in a buffer that
+ * ends where the packet ends (so ASan catches a read past the end). The frame
+ * starts NET_IP_ALIGN (2) bytes in, as drivers place it, so that the IP header
+ * is 4-byte aligned: the parser reads struct iphdr in place, which UBSan calls
+ * misaligned otherwise.
+ */
+static void check_parser(const __u8 *packet, size_t len, const struct pkt_spec *spec,
+			 const struct bb_stats *expect, char *msg, size_t size)
+{
+	__u8 *buf = malloc(2 + len), *copy, saddr[16];
+	struct bb_packet pkt = {};
+	struct bb_cursor c;
+	int ret;
+	bool v4;
+
+	if (!buf) {
+		appendf(msg, size, "out of memory; ");
+		return;
+	}
+	copy = buf + 2;
+	memcpy(copy, packet, len);
+	c.pos = copy;
+	c.end = copy + len;
+	ret = bb_parse_packet(&c, &pkt);
+	if (ret != expected_parse(expect))
+		appendf(msg, size, "userspace bb_parse_packet() %d, expected %d; ", ret,
+			expected_parse(expect));
+	if (!pkt.vlans != !expect->vlan)
+		appendf(msg, size, "userspace bb_parse_packet() saw %u VLAN tags; ", pkt.vlans);
+	if (ret == BB_PARSE_OK && spec->saddr && !parse_addr(spec->saddr, saddr, &v4) &&
+	    memcmp(pkt.saddr, saddr, v4 ? 4 : 16))
+		appendf(msg, size, "userspace bb_parse_packet() read another source address; ");
+	free(buf);
+}
+
+/*
+ * Run one packet and compare the verdict and every counter with the expectation,
+ * and the shared parser's userspace compile with what the counters imply.
+ * BPF_PROG_TEST_RUN refuses XDP packets under ETH_HLEN bytes (-EINVAL): for
+ * those the parser, the very code the program runs, is all that can be checked.
+ * Returns true when all agree; otherwise msg says what differed.
+ */
+static bool check_packet(const __u8 *packet, size_t len, const struct pkt_spec *spec,
+			 __u32 verdict, const struct bb_stats *expect_in, char *msg, size_t size)
+{
+	const struct bb_header *hdr = live_header();
+	struct bb_stats before, after, delta, expect = *expect_in;
+	unsigned int max_lookups = 0;
+	__u32 got;
+	size_t i;
+	int err;
+
+	msg[0] = 0;
+	if (spec->saddr && (spec->kind == PKT_IPV4 || spec->kind == PKT_IPV6) && hdr)
+		max_lookups = spec->kind == PKT_IPV4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	if (expect.lookups == LOOKUPS_MODEL) {
+		__u8 addr[16];
+		bool v4, hit;
+
+		parse_addr(spec->saddr, addr, &v4);
+		expect.lookups = model_lookups(addr, v4, &hit);
+		if (hit != (expect.ip4_hits || expect.ip6_hits))
+			appendf(msg, size, "the model of the filter says %s; ",
+				hit ? "listed" : "not listed");
+	}
+
+	check_parser(packet, len, spec, &expect, msg, size);
+	err = read_stats(&before);
+	err = err ?: run_xdp(packet, len, &got);
+	if (err == -EINVAL && len < ETH_HLEN)
+		goto out;
+	err = err ?: read_stats(&after);
+	if (err) {
+		appendf(msg, size, "test run failed: %s", strerror(-err));
+		return false;
+	}
+	stats_delta(&delta, &after, &before);
+
+	if (got != verdict)
+		appendf(msg, size, "verdict %u, expected %u; ", got, verdict);
+	for (i = 0; i < N_STATS; i++) {
+		__u64 d = ((__u64 *)&delta)[i], e = ((__u64 *)&expect)[i];
+
+		if (d != e)
+			appendf(msg, size, "%s +%llu, expected +%llu; ", stat_names[i],
+				(unsigned long long)d, (unsigned long long)e);
+	}
+	env.packets_checked++;
+	if (delta.lookups > max_lookups) {
+		appendf(msg, size, "%llu lookups, above the %u probe lengths; ",
+			(unsigned long long)delta.lookups, max_lookups);
+		if (!env.lookups_over++)
+			snprintf(env.lookups_first, sizeof(env.lookups_first),
+				 "%s: %llu lookups, %u probe lengths",
+				 spec->saddr ? spec->saddr : "-",
+				 (unsigned long long)delta.lookups, max_lookups);
+	}
+out:
+	if (msg[0])
+		appendf(msg, size, "(%zu bytes)", len);
+	return !msg[0];
+}
+
+static void run_case(const struct xdp_table *t, const struct xdp_case *c)
+{
+	unsigned int from, to, len;
+	__u8 packet[MAX_PACKET];
+	char name[200], msg[600] = "";
+	size_t full = build_packet(&c->pkt, packet);
+	bool ok = true;
+
+	from = c->cut ? c->cut_from : full;
+	to = c->cut ? c->cut_to : full;
+	if (to > full) {
+		snprintf(msg, sizeof(msg), "the packet has %zu bytes, the case cuts at %u", full,
+			 to);
+		ok = false;
+	}
+	for (len = from; ok && len <= to; len++)
+		ok = check_packet(packet, len, &c->pkt, c->verdict, &c->delta, msg, sizeof(msg));
+	snprintf(name, sizeof(name), "%s: %s", t->name, c->name);
+	tap_result(ok, name, "%s", msg);
+}
+
+/* ---- every listed prefix: edges and random addresses inside hit, neighbours miss ---- */
+
+static bool entry_covers(const struct bb_entry *e, const __u8 *addr, bool v4)
+{
+	unsigned int bits = e->plen, i;
+
+	if ((e->kind == BB_ENTRY_IP4) != v4)
+		return false;
+	for (i = 0; i < bits / 8; i++)
+		if (addr[i] != e->addr[i])
+			return false;
+	if (bits % 8) {
+		__u8 mask = 0xff << (8 - bits % 8);
+
+		if ((addr[i] & mask) != (e->addr[i] & mask))
+			return false;
+	}
+	return true;
+}
+
+static bool list_covers(const struct bb_list *list, const __u8 *addr, bool v4)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (entry_covers(&list->entries[i], addr, v4))
+			return true;
+	return false;
+}
+
+/* addr with the bits past plen set to ones (last) or random */
+static void fill_host_bits(__u8 *addr, unsigned int bytes, unsigned int plen, bool random)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes * 8; i++) {
+		__u8 bit = 0x80 >> (i % 8);
+
+		if (i < plen)
+			continue;
+		if (!random || (rng_next() & 1))
+			addr[i / 8] |= bit;
+		else
+			addr[i / 8] &= ~bit;
+	}
+}
+
+/* addr += step (+1 or -1), big-endian; returns false when it wraps. */
+static bool addr_step(__u8 *addr, unsigned int bytes, int step)
+{
+	int i;
+
+	for (i = bytes - 1; i >= 0; i--) {
+		__u8 old = addr[i];
+
+		addr[i] += step;
+		if ((step > 0 && old != 0xff) || (step < 0 && old != 0))
+			return true;
+	}
+	return false;
+}
+
+static bool check_address(const __u8 *addr, bool v4, bool listed, __u32 flags, char *msg,
+			  size_t size)
+{
+	struct pkt_spec spec = { .kind = v4 ? PKT_IPV4 : PKT_IPV6 };
+	struct bb_stats expect = {
+		.packets = 1, .ipv4 = v4, .ipv6 = !v4, .lookups = LOOKUPS_MODEL,
+		.ip4_hits = listed && v4, .ip6_hits = listed && !v4,
+		.dropped = listed && (flags & BB_HDR_F_DROP),
+		.flagged = listed && !(flags & BB_HDR_F_DROP),
+		.passed = !listed || !(flags & BB_HDR_F_DROP),
+	};
+	char text[INET6_ADDRSTRLEN], detail[400];
+	__u8 packet[MAX_PACKET];
+	size_t len;
+
+	inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+	spec.saddr = text;
+	len = build_packet(&spec, packet);
+	if (check_packet(packet, len, &spec, expect.dropped ? XDP_DROP : XDP_PASS, &expect, detail,
+			 sizeof(detail)))
+		return true;
+	snprintf(msg, size, "%s (%s): %s", text, listed ? "listed" : "not listed", detail);
+	return false;
+}
+
+static void check_entries(const struct xdp_table *t, const struct bb_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++) {
+		const struct bb_entry *e = &list->entries[i];
+		bool v4 = e->kind == BB_ENTRY_IP4, ok = true;
+		unsigned int bytes = v4 ? 4 : 16, j;
+		char name[200], text[INET6_ADDRSTRLEN], msg[600] = "";
+		__u8 first[16] = {}, last[16], addr[16];
+
+		if (e->kind != BB_ENTRY_IP4 && e->kind != BB_ENTRY_IP6)
+			continue;
+		memcpy(first, e->addr, bytes);
+		memcpy(last, first, 16);
+		fill_host_bits(last, bytes, e->plen, false);
+
+		ok = check_address(first, v4, true, t->flags, msg, sizeof(msg));
+		ok = ok && check_address(last, v4, true, t->flags, msg, sizeof(msg));
+		for (j = 0; ok && j < INSIDE_SAMPLES; j++) {
+			memcpy(addr, first, 16);
+			fill_host_bits(addr, bytes, e->plen, true);
+			ok = check_address(addr, v4, true, t->flags, msg, sizeof(msg));
+		}
+		/* a short prefix is a set of first octets: every one of them */
+		for (j = 0; ok && e->plen <= BB_SHORT_PLEN && j < (1U << (8 - e->plen)); j++) {
+			memcpy(addr, first, 16);
+			fill_host_bits(addr, bytes, 8, true);
+			addr[0] = first[0] + j;
+			ok = check_address(addr, v4, true, t->flags, msg, sizeof(msg));
+		}
+		memcpy(addr, first, 16);
+		if (ok && addr_step(addr, bytes, -1))
+			ok = check_address(addr, v4, list_covers(list, addr, v4), t->flags, msg,
+					   sizeof(msg));
+		memcpy(addr, last, 16);
+		if (ok && addr_step(addr, bytes, 1))
+			ok = check_address(addr, v4, list_covers(list, addr, v4), t->flags, msg,
+					   sizeof(msg));
+
+		inet_ntop(v4 ? AF_INET : AF_INET6, first, text, sizeof(text));
+		snprintf(name, sizeof(name), "%s: %s/%u: edges and inside hit, neighbours miss",
+			 t->name, text, e->plen);
+		tap_result(ok, name, "%s", msg);
+	}
+}
+
+static void run_table(const struct xdp_table *t)
+{
+	struct bb_list list;
+	char name[200], msg[300] = "";
+	size_t i;
+	int err;
+
+	bb_list_init(&list);
+	err = setup_filter(t, &list, msg, sizeof(msg));
+	if (err) {
+		snprintf(name, sizeof(name), "%s: filter set up", t->name);
+		tap_result(false, name, "%s", msg);
+		goto cleanup;
+	}
+	for (i = 0; i < t->n_cases; i++)
+		run_case(t, &t->cases[i]);
+	if (t->check_entries)
+		check_entries(t, &list);
+cleanup:
+	bb_list_free(&list);
+}
+
+/* ---- the large property test ---- */
+
+#define PROP_V4_HOSTS		100000
+#define PROP_V6_HOSTS		20000
+/*
+ * 5,000 CIDRs: 4,500 IPv4 /9../32 and 500 IPv6 /9../64. Random IPv6 lengths over
+ * 9..64 are the costly case for the prefix planner: every one of 3 probe lengths
+ * spans ~19 lengths, so a /k expands up to 2^19-fold. 500 expand to ~10M keys;
+ * 2,500 would pass the planner's hard cap and bb_filter_build refuses (-E2BIG).
+ */
+#define PROP_V4_CIDRS		4500
+#define PROP_V6_CIDRS		500
+#define PROP_NON_MEMBERS	100000
+#define PROP_V6_RANDOM		20000
+
+/* Exact membership of IPv4 addresses: the listed prefixes, sorted per length. */
+struct v4_set {
+	__u32 *by_plen[33];
+	size_t n[33];
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static __u32 v4_mask(unsigned int plen)
+{
+	return plen ? ~0U << (32 - plen) : 0;
+}
+
+static int v4_set_build(struct v4_set *set, const struct bb_list *list)
+{
+	size_t i;
+
+	memset(set, 0, sizeof(*set));
+	for (i = 0; i < list->n; i++) {
+		const struct bb_entry *e = &list->entries[i];
+		unsigned int p = e->plen;
+		__u32 a;
+
+		if (e->kind != BB_ENTRY_IP4)
+			continue;
+		if (!set->by_plen[p]) {
+			set->by_plen[p] = calloc(list->n, sizeof(__u32));
+			if (!set->by_plen[p])
+				return -ENOMEM;
+		}
+		memcpy(&a, e->addr, 4);
+		set->by_plen[p][set->n[p]++] = ntohl(a) & v4_mask(p);
+	}
+	for (i = 0; i <= 32; i++)
+		if (set->n[i])
+			qsort(set->by_plen[i], set->n[i], sizeof(__u32), cmp_u32);
+	return 0;
+}
+
+static bool v4_set_has(const struct v4_set *set, __u32 host_addr)
+{
+	unsigned int p;
+
+	for (p = 0; p <= 32; p++) {
+		__u32 key = host_addr & v4_mask(p);
+
+		if (set->n[p] && bsearch(&key, set->by_plen[p], set->n[p], sizeof(__u32), cmp_u32))
+			return true;
+	}
+	return false;
+}
+
+static void v4_set_free(struct v4_set *set)
+{
+	unsigned int p;
+
+	for (p = 0; p <= 32; p++)
+		free(set->by_plen[p]);
+}
+
+/*
+ * Sum over probe lengths l and distinct keys of (packets sharing that /l key)^2.
+ * Packets that share a key share its false-positive draw, so this, times
+ * p(1 - p), is the variance of the hit count (a plain binomial if all were distinct).
+ */
+static double shared_key_weight(const __u32 *addrs, size_t n, const struct bb_header *hdr)
+{
+	__u32 *masked = malloc(n * sizeof(*masked));
+	double weight = 0;
+	size_t i, run;
+	unsigned int l;
+
+	if (!masked)
+		return NAN;
+	for (l = 0; l < hdr->n_v4_plens && l < BB_MAX_PLENS; l++) {
+		for (i = 0; i < n; i++)
+			masked[i] = addrs[i] & v4_mask(hdr->v4_plens[l]);
+		qsort(masked, n, sizeof(*masked), cmp_u32);
+		for (i = 0, run = 1; i < n; i++, run++) {
+			if (i + 1 == n || masked[i + 1] != masked[i]) {
+				weight += (double)run * run;
+				run = 0;
+			}
+		}
+	}
+	free(masked);
+	return weight;
+}
+
+/* Fast path: a prebuilt packet with the source patched in, verdict only. */
+struct fast_packet {
+	__u8 data[MAX_PACKET];
+	size_t len, saddr_off;
+};
+
+static void fast_packet_init(struct fast_packet *fp, bool v4)
+{
+	struct pkt_spec spec = { .kind = v4 ? PKT_IPV4 : PKT_IPV6,
+				 .saddr = v4 ? "0.0.0.0" : "::" };
+
+	fp->len = build_packet(&spec, fp->data);
+	fp->saddr_off = ETH_HLEN + (v4 ? 12 : 8);
+}
+
+static int fast_run(struct fast_packet *fp, const __u8 *addr, bool v4, bool *dropped)
+{
+	__u32 verdict;
+	int err;
+
+	memcpy(fp->data + fp->saddr_off, addr, v4 ? 4 : 16);
+	err = run_xdp(fp->data, fp->len, &verdict);
+	*dropped = verdict == XDP_DROP;
+	return err;
+}
+
+/* Counts of one group of member addresses run through the program. */
+struct member_run {
+	const char *name;
+	unsigned long runs, misses, errors;
+	char first[200];
+};
+
+static void member_check(struct member_run *r, struct fast_packet *fp, const __u8 *addr,
+			 bool v4, const char *why)
+{
+	bool dropped;
+	int err = fast_run(fp, addr, v4, &dropped);
+
+	r->runs++;
+	if (!err && dropped)
+		return;
+	if (err)
+		r->errors++;
+	else
+		r->misses++;
+	if (r->misses + r->errors == 1) {
+		char text[INET6_ADDRSTRLEN];
+
+		inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+		snprintf(r->first, sizeof(r->first), "%s (%s)%s%s", text, why, err ? ": " : "",
+			 err ? strerror(-err) : "");
+	}
+}
+
+static void member_report(const struct member_run *r)
+{
+	char name[200];
+
+	snprintf(name, sizeof(name), "property: %s: %lu runs, no false negative", r->name,
+		 r->runs);
+	tap_result(!r->misses && !r->errors && r->runs, name,
+		   "%lu of %lu passed, %lu test runs failed; first: %s (BB_TEST_SEED=%llu)",
+		   r->misses, r->runs, r->errors, r->first[0] ? r->first : "-",
+		   (unsigned long long)env.rng_seed);
+}
+
+static int prop_lines(struct bb_list *list, char *msg, size_t size)
+{
+	char line[80], text[INET6_ADDRSTRLEN];
+	__u8 addr[16];
+	const char *why;
+	int i, ret;
+
+	for (i = 0; i < PROP_V4_HOSTS + PROP_V6_HOSTS + PROP_V4_CIDRS + PROP_V6_CIDRS; i++) {
+		bool v4 = i < PROP_V4_HOSTS ||
+			  (i >= PROP_V4_HOSTS + PROP_V6_HOSTS &&
+			   i < PROP_V4_HOSTS + PROP_V6_HOSTS + PROP_V4_CIDRS);
+		bool cidr = i >= PROP_V4_HOSTS + PROP_V6_HOSTS;
+		__u64 r = rng_next(), r2 = rng_next();
+
+		memcpy(addr, &r, 8);
+		memcpy(addr + 8, &r2, 8);
+		inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+		if (cidr)
+			snprintf(line, sizeof(line), "%s/%u", text,
+				 9 + (unsigned int)(rng_next() % (v4 ? 24 : 56)));
+		else
+			snprintf(line, sizeof(line), "%s", text);
+		ret = bb_list_parse_line(list, line, strlen(line), &why);
+		/* 1: an entry (or a duplicate); 0: hosts preamble like 0.0.0.0 */
+		if (ret < 0) {
+			snprintf(msg, size, "line \"%s\": %d (%s)", line, ret, why ? why : "-");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void property_test(void)
+{
+	struct bb_filter_opts opts = { .seed = TEST_SEED, .flags = BB_HDR_F_DROP };
+	struct member_run v4_hosts = { "listed IPv4 addresses" };
+	struct member_run v6_hosts = { "listed IPv6 addresses" };
+	struct member_run v4_cidrs = { "IPv4 CIDRs /9../32: first, last, random inside" };
+	struct member_run v6_cidrs = { "IPv6 CIDRs /9../64: first, last, random inside" };
+	struct fast_packet fp4, fp6;
+	struct bb_stats before, after, delta;
+	unsigned long expect4 = 0, expect6 = 0, n_v4 = 0, n_v6 = 0, hits = 0, disagree = 0;
+	unsigned long candidates = 0, max_lookups;
+	const struct bb_header *hdr;
+	double p_key, p_pkt, mean, sigma, slack, weight;
+	struct bb_filter filter;
+	struct bb_list list;
+	struct v4_set set = {};
+	__u32 *nonmembers = NULL;
+	char msg[300] = "", first_disagree[120] = "";
+	size_t i;
+	int err;
+
+	bb_list_init(&list);
+	err = prop_lines(&list, msg, sizeof(msg));
+	if (!ASSERT_TRUE(!err, "property: 125,000 random list lines parse"))
+		printf("# %s\n", msg);
+	if (err)
+		goto cleanup;
+	for (i = 0; i < list.n; i++) {
+		if (list.entries[i].kind == BB_ENTRY_IP4)
+			n_v4++;
+		else if (list.entries[i].kind == BB_ENTRY_IP6)
+			n_v6++;
+	}
+	/* random collisions and hosts-file preamble lines may remove a handful */
+	tap_result(n_v4 >= (PROP_V4_HOSTS + PROP_V4_CIDRS) * 99 / 100 &&
+		   n_v6 >= (PROP_V6_HOSTS + PROP_V6_CIDRS) * 99 / 100,
+		   "property: the list holds the random entries",
+		   "%lu IPv4 and %lu IPv6 entries", n_v4, n_v6);
+
+	err = bb_filter_build(&filter, &list, &opts);
+	if (!ASSERT_EQ(err, 0, "property: bb_filter_build of the random list"))
+		goto cleanup;
+	err = push_filter(&filter, true, msg, sizeof(msg));
+	bb_filter_free(&filter);
+	if (!tap_result(!err, "property: filter pushed", "%s", msg))
+		goto cleanup;
+	hdr = live_header();
+
+	fast_packet_init(&fp4, true);
+	fast_packet_init(&fp6, false);
+
+	/* Every listed address; for CIDRs the first, the last and one random inside. */
+	if (read_stats(&before))
+		goto cleanup;
+	for (i = 0; i < list.n; i++) {
+		const struct bb_entry *e = &list.entries[i];
+		bool v4 = e->kind == BB_ENTRY_IP4;
+		unsigned int bytes = v4 ? 4 : 16, width = v4 ? 32 : 128;
+		struct member_run *r;
+		__u8 addr[16];
+
+		if (e->kind != BB_ENTRY_IP4 && e->kind != BB_ENTRY_IP6)
+			continue;
+		r = e->plen == width ? (v4 ? &v4_hosts : &v6_hosts) : (v4 ? &v4_cidrs : &v6_cidrs);
+		memcpy(addr, e->addr, 16);
+		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "listed");
+		if (e->plen == width) {
+			v4 ? expect4++ : expect6++;
+			continue;
+		}
+		fill_host_bits(addr, bytes, e->plen, false);
+		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "last of a CIDR");
+		memcpy(addr, e->addr, 16);
+		fill_host_bits(addr, bytes, e->plen, true);
+		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "inside a CIDR");
+		v4 ? (expect4 += 3) : (expect6 += 3);
+	}
+	if (read_stats(&after))
+		goto cleanup;
+	stats_delta(&delta, &after, &before);
+	member_report(&v4_hosts);
+	member_report(&v6_hosts);
+	member_report(&v4_cidrs);
+	member_report(&v6_cidrs);
+	max_lookups = expect4 * hdr->n_v4_plens + expect6 * hdr->n_v6_plens;
+	tap_result(delta.packets == expect4 + expect6 && delta.dropped == delta.packets &&
+		   delta.ip4_hits == expect4 && delta.ip6_hits == expect6 && !delta.passed &&
+		   delta.lookups <= max_lookups && delta.lookups >= expect4 + expect6,
+		   "property: counters of the member runs (all dropped, lookups within probe "
+		   "lengths)",
+		   "packets +%llu dropped +%llu ip4_hits +%llu (expected %lu) ip6_hits +%llu "
+		   "(expected %lu) passed +%llu lookups +%llu (at most %lu)",
+		   (unsigned long long)delta.packets, (unsigned long long)delta.dropped,
+		   (unsigned long long)delta.ip4_hits, expect4, (unsigned long long)delta.ip6_hits,
+		   expect6, (unsigned long long)delta.passed, (unsigned long long)delta.lookups,
+		   max_lookups);
+
+	/* Random IPv4 addresses that no listed prefix covers: the false positive rate. */
+	nonmembers = calloc(PROP_NON_MEMBERS, sizeof(*nonmembers));
+	if (!nonmembers || v4_set_build(&set, &list))
+		goto cleanup;
+	if (read_stats(&before))
+		goto cleanup;
+	for (i = 0; i < PROP_NON_MEMBERS; ) {
+		__u32 a = (__u32)rng_next(), be = htonl(a);
+		bool dropped, model;
+
+		candidates++;
+		if (v4_set_has(&set, a))
+			continue;
+		nonmembers[i++] = a;
+		if (fast_run(&fp4, (const __u8 *)&be, true, &dropped)) {
+			disagree++;
+			continue;
+		}
+		hits += dropped;
+		model = bb_image_match_ip4(env.img.blocks, (const __u8 *)&be);
+		if (model != dropped && !disagree++)
+			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
+				 inet_ntoa((struct in_addr){ be }), dropped ? "hit" : "miss",
+				 model ? "hit" : "miss");
+	}
+	if (read_stats(&after))
+		goto cleanup;
+	stats_delta(&delta, &after, &before);
+	tap_result(!disagree, "property: BPF and bb_image_match_ip4() agree on 100,000 "
+		   "non-member IPv4 addresses", "%lu disagree; first: %s", disagree,
+		   first_disagree);
+	tap_result(delta.packets == PROP_NON_MEMBERS && delta.dropped == hits &&
+		   delta.ip4_hits == hits &&
+		   delta.lookups >= (PROP_NON_MEMBERS - hits) * hdr->n_v4_plens &&
+		   delta.lookups <= (unsigned long long)PROP_NON_MEMBERS * hdr->n_v4_plens,
+		   "property: counters of the non-member run (lookups: every probe length "
+		   "on a miss)", "packets +%llu dropped +%llu ip4_hits +%llu (hits %lu) lookups "
+		   "+%llu (%u probe lengths)", (unsigned long long)delta.packets,
+		   (unsigned long long)delta.dropped, (unsigned long long)delta.ip4_hits, hits,
+		   (unsigned long long)delta.lookups, hdr->n_v4_plens);
+
+	/*
+	 * A non-member's key at each probe length is not in the filter (a stored key
+	 * at length l covers the address only if a listed prefix does), so each probe
+	 * is a false-positive trial with the per-key FPR the blocked formula predicts,
+	 * and a packet hits with p_pkt = 1 - (1 - p_key)^n_v4_plens.
+	 *
+	 * Tolerance: 5 sigma (a false alarm about once in 1.7 million runs) plus 10% of
+	 * the mean as model slack (the formula treats the probe positions inside a
+	 * block as ideal random draws). Sigma is binomial over distinct keys: 100,000
+	 * random addresses fall into only 16,384 /14s, and the packets that share a
+	 * short probe key share its draw, so var = p_key (1 - p_key) * sum of squared
+	 * sharing counts (shared_key_weight), about 3x the plain N p (1 - p) here.
+	 */
+	p_key = bb_blocked_fpr((double)hdr->items, hdr->nblocks, hdr->k);
+	p_pkt = 1.0 - pow(1.0 - p_key, hdr->n_v4_plens);
+	mean = PROP_NON_MEMBERS * p_pkt;
+	weight = shared_key_weight(nonmembers, PROP_NON_MEMBERS, hdr);
+	sigma = sqrt(p_key * (1.0 - p_key) * weight);
+	slack = 5.0 * sigma + 0.10 * mean;
+	tap_result(fabs((double)hits - mean) <= slack && mean - slack > 0,
+		   "property: false positive rate of non-members matches the blocked formula",
+		   "%lu hits in %d (%.4f%%), predicted %.1f +- %.1f (per key %.5f%% x %u probe "
+		   "lengths; sigma %.1f; %llu keys, %u blocks, k %u; %lu candidates drawn; "
+		   "BB_TEST_SEED=%llu)", hits, PROP_NON_MEMBERS, 100.0 * hits / PROP_NON_MEMBERS,
+		   mean, slack, 100.0 * p_key, hdr->n_v4_plens, sigma,
+		   (unsigned long long)hdr->items, hdr->nblocks, hdr->k, candidates,
+		   (unsigned long long)env.rng_seed);
+
+	/* IPv6: random addresses, BPF against the userspace lookup, exactly. */
+	disagree = 0;
+	for (i = 0; i < PROP_V6_RANDOM; i++) {
+		__u64 r = rng_next(), r2 = rng_next();
+		__u8 addr[16];
+		bool dropped, model;
+
+		memcpy(addr, &r, 8);
+		memcpy(addr + 8, &r2, 8);
+		if (fast_run(&fp6, addr, false, &dropped)) {
+			disagree++;
+			continue;
+		}
+		model = bb_image_match_ip6(env.img.blocks, addr);
+		if (model != dropped && !disagree++) {
+			char text[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, addr, text, sizeof(text));
+			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
+				 text, dropped ? "hit" : "miss", model ? "hit" : "miss");
+		}
+	}
+	tap_result(!disagree, "property: BPF and bb_image_match_ip6() agree on 20,000 random "
+		   "IPv6 addresses", "%lu disagree; first: %s", disagree, first_disagree);
+cleanup:
+	free(nonmembers);
+	v4_set_free(&set);
+	bb_list_free(&list);
+}
+
+int main(void)
+{
+	const char *seed = getenv("BB_TEST_SEED");
+	size_t i;
+
+	tap_plan_header();
+	if (!tap_need_root("bloomblock XDP BPF_PROG_TEST_RUN"))
+		return tap_finish();
+	env.rng_seed = seed ? strtoull(seed, NULL, 0) : TEST_SEED;
+	env.rng_state = env.rng_seed;
+	env.ncpus = libbpf_num_possible_cpus();
+	env.percpu = calloc(env.ncpus > 0 ? env.ncpus : 1, sizeof(*env.percpu));
+	env.skel = bloomblock__open_and_load();
+	if (!ASSERT_TRUE(env.skel && env.percpu, "bloomblock skeleton loads"))
+		goto cleanup;
+	env.prog_fd = bpf_program__fd(env.skel->progs.bloomblock_xdp);
+	env.stats_fd = bpf_map__fd(env.skel->maps.stats);
+	env.inst.filters_fd = bpf_map__fd(env.skel->maps.filters);
+	env.inst.stats_fd = -1;
+	env.inst.prog_fd = -1;
+
+	for (i = 0; i < ARRAY_SIZE(tables); i++)
+		run_table(&tables[i]);
+	tap_result(!env.lookups_over && env.packets_checked > 0,
+		   "lookups never exceed the probe lengths, on every crafted packet",
+		   "%lu of %lu packets over; first: %s", env.lookups_over, env.packets_checked,
+		   env.lookups_first);
+
+	property_test();
+cleanup:
+	bb_image_close(&env.img);
+	bloomblock__destroy(env.skel);
+	free(env.percpu);
+	return tap_finish();
+}
