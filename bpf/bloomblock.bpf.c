@@ -50,14 +50,22 @@ static __always_inline int block_hit(void *filter, const struct bb_header *hdr, 
 	return blk && bb_block_test(blk, h, hdr->k);
 }
 
+/* Prefixes /16 and shorter: one exact bit, no false positives. */
+static __always_inline int short_hit(void *filter, int v4, const __u8 *addr)
+{
+	__u32 prefix16 = bb_short_prefix(addr), idx = bb_short_index(v4, prefix16);
+	struct bb_block *blk = bpf_map_lookup_elem(filter, &idx);
+
+	return blk && bb_short_test(blk, prefix16);
+}
+
 static __always_inline int match_ip4(void *filter, const struct bb_header *hdr,
-				     const struct bb_short_block *sb, const __u8 *addr,
-				     struct bb_stats *st)
+				     const __u8 *addr, struct bb_stats *st)
 {
 	struct bb_key_ip4 key;
 	__u32 i;
 
-	if ((hdr->flags & BB_HDR_F_V4_SHORT) && bb_short_test(sb->v4, addr[0]))
+	if ((hdr->flags & BB_HDR_F_V4_SHORT) && short_hit(filter, 1, addr))
 		return 1;
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v4_plens)
@@ -70,13 +78,12 @@ static __always_inline int match_ip4(void *filter, const struct bb_header *hdr,
 }
 
 static __always_inline int match_ip6(void *filter, const struct bb_header *hdr,
-				     const struct bb_short_block *sb, const __u8 *addr,
-				     struct bb_stats *st)
+				     const __u8 *addr, struct bb_stats *st)
 {
 	struct bb_key_ip6 key;
 	__u32 i;
 
-	if ((hdr->flags & BB_HDR_F_V6_SHORT) && bb_short_test(sb->v6, addr[0]))
+	if ((hdr->flags & BB_HDR_F_V6_SHORT) && short_hit(filter, 0, addr))
 		return 1;
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v6_plens)
@@ -92,11 +99,10 @@ static __always_inline int match_ip6(void *filter, const struct bb_header *hdr,
 static __always_inline int bloomblock_core(void *data, void *data_end)
 {
 	struct bb_cursor c = { .pos = data, .end = data_end };
-	const struct bb_short_block *sb;
 	const struct bb_header *hdr;
 	struct bb_packet pkt = {};
 	struct bb_stats *st;
-	__u32 zero = 0, one = BB_SHORT_INDEX;
+	__u32 zero = 0;
 	void *filter;
 	int ret, hit;
 
@@ -120,8 +126,7 @@ static __always_inline int bloomblock_core(void *data, void *data_end)
 
 	filter = bpf_map_lookup_elem(&filters, &zero);
 	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
-	sb = filter ? bpf_map_lookup_elem(filter, &one) : NULL;
-	if (!hdr || !sb || hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION ||
+	if (!hdr || hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION ||
 	    !hdr->nblocks) {
 		st->no_filter++;
 		goto pass;
@@ -129,12 +134,12 @@ static __always_inline int bloomblock_core(void *data, void *data_end)
 
 	if (pkt.l3_proto == ETH_P_IP) {
 		st->ipv4++;
-		hit = match_ip4(filter, hdr, sb, pkt.saddr, st);
+		hit = match_ip4(filter, hdr, pkt.saddr, st);
 		if (hit)
 			st->ip4_hits++;
 	} else {
 		st->ipv6++;
-		hit = match_ip6(filter, hdr, sb, pkt.saddr, st);
+		hit = match_ip6(filter, hdr, pkt.saddr, st);
 		if (hit)
 			st->ip6_hits++;
 	}

@@ -222,9 +222,22 @@ static __always_inline void bb_key_ip6_make(struct bb_key_ip6 *key, const __u8 *
 	}
 }
 
-static __always_inline int bb_short_test(const __u64 *bitmap, __u8 first_octet)
+/* The short tables: which element holds an address's bit, and which bit. */
+static __always_inline __u32 bb_short_prefix(const __u8 *addr)
 {
-	return (bitmap[first_octet / 64] >> (first_octet % 64)) & 1;
+	return (__u32)addr[0] << 8 | addr[1];
+}
+
+static __always_inline __u32 bb_short_index(int v4, __u32 prefix16)
+{
+	return (v4 ? BB_SHORT_V4_INDEX : BB_SHORT_V6_INDEX) + prefix16 / BB_BLOCK_BITS;
+}
+
+static __always_inline int bb_short_test(const struct bb_block *blk, __u32 prefix16)
+{
+	__u32 bit = prefix16 % BB_BLOCK_BITS;
+
+	return (blk->words[bit / 64] >> (bit % 64)) & 1;
 }
 
 #endif /* BB_HASH_H */

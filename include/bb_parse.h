@@ -23,6 +23,22 @@
 
 #define BB_MAX_VLANS 2
 
+/*
+ * Headers at any alignment: in userspace a frame in a plain buffer leaves the IP
+ * header 2 bytes off a 4-byte boundary, which is undefined behaviour through the
+ * kernel's structs (UBSan says so). A typedef may lower alignment; the BPF side
+ * keeps the natural types, its packet data is aligned by the kernel.
+ */
+#ifdef __BPF__
+typedef struct ethhdr bb_ethhdr;
+typedef struct iphdr bb_iphdr;
+typedef struct ipv6hdr bb_ipv6hdr;
+#else
+typedef struct ethhdr bb_ethhdr __attribute__((aligned(1)));
+typedef struct iphdr bb_iphdr __attribute__((aligned(1)));
+typedef struct ipv6hdr bb_ipv6hdr __attribute__((aligned(1)));
+#endif
+
 /* Where the next header starts, and where the packet ends. */
 struct bb_cursor {
 	void *pos;
@@ -54,7 +70,7 @@ struct bb_vlan_hdr {
 /* Ethernet and up to BB_MAX_VLANS 802.1Q/802.1ad tags; returns the EtherType, host order. */
 static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *pkt)
 {
-	struct ethhdr *eth = c->pos;
+	bb_ethhdr *eth = c->pos;
 	__u16 proto;
 	int i;
 
@@ -84,7 +100,7 @@ static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *p
 
 static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *pkt)
 {
-	struct iphdr *iph = c->pos;
+	bb_iphdr *iph = c->pos;
 	__u32 hdr_len;
 
 	if ((void *)(iph + 1) > c->end)
@@ -104,7 +120,7 @@ static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *
 
 static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *pkt)
 {
-	struct ipv6hdr *ip6h = c->pos;
+	bb_ipv6hdr *ip6h = c->pos;
 
 	if ((void *)(ip6h + 1) > c->end)
 		return BB_PARSE_TRUNCATED;

@@ -14,10 +14,13 @@
  * The filter is one BPF_MAP_TYPE_ARRAY of 64-byte blocks (one cache line each):
  *
  *   element 0                 struct bb_header
- *   element 1                 struct bb_short_block: exact bitmaps of prefixes /0../8
- *   elements 2 .. 2+nblocks-1 struct bb_block: the blocked Bloom filter's bits
+ *   elements 1 .. 128         IPv4 short table: an exact bitmap over the first 16
+ *                             address bits; bit b set when every address whose first
+ *                             16 bits are b is listed (prefixes /0../16)
+ *   elements 129 .. 256       IPv6 short table, the same
+ *   elements 257 ..           struct bb_block: the blocked Bloom filter's bits
  *
- * Header, short prefixes and bits live in one map, so a reload that swaps the map
+ * Header, short tables and bits live in one map, so a reload that swaps the map
  * in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
@@ -25,8 +28,11 @@
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
-#define BB_SHORT_INDEX		1
-#define BB_FIRST_BLOCK		2
+#define BB_SHORT_PLEN		16	/* prefixes this short or shorter live in the short tables */
+#define BB_SHORT_BLOCKS		((1U << BB_SHORT_PLEN) / BB_BLOCK_BITS)	/* 128 per family */
+#define BB_SHORT_V4_INDEX	1
+#define BB_SHORT_V6_INDEX	(BB_SHORT_V4_INDEX + BB_SHORT_BLOCKS)
+#define BB_FIRST_BLOCK		(BB_SHORT_V6_INDEX + BB_SHORT_BLOCKS)
 
 #ifndef BB_MAX_K
 #define BB_MAX_K		16	/* probe bits per key, all inside one block */
@@ -34,7 +40,6 @@
 #ifndef BB_MAX_PLENS
 #define BB_MAX_PLENS		4	/* Bloom probes per address family, whatever the list */
 #endif
-#define BB_SHORT_PLEN		8	/* prefixes this short or shorter live in the short block */
 #ifndef BB_MAX_BLOCKS
 #define BB_MAX_BLOCKS		(1U << 28)	/* 16 GiB of filter: a sanity bound, not a target */
 #endif
@@ -42,8 +47,8 @@
 /* struct bb_header.flags */
 enum bb_header_flags {
 	BB_HDR_F_DROP		= 1U << 0,	/* drop hits; without it hits are flagged and pass */
-	BB_HDR_F_V4_SHORT	= 1U << 1,	/* the short block holds at least one IPv4 prefix */
-	BB_HDR_F_V6_SHORT	= 1U << 2,	/* the short block holds at least one IPv6 prefix */
+	BB_HDR_F_V4_SHORT	= 1U << 1,	/* the IPv4 short table holds a prefix */
+	BB_HDR_F_V6_SHORT	= 1U << 2,	/* the IPv6 short table holds a prefix */
 	BB_HDR_F_NAMES		= 1U << 3,	/* hostnames are present */
 	BB_HDR_F_URLS		= 1U << 4,	/* URLs are present */
 };
@@ -63,12 +68,6 @@ struct bb_header {
 	__u8 n_v4_plens;
 	__u8 n_v6_plens;
 	__u8 pad[6];
-};
-
-/* Element 1. Bit b of v4 is set when every address whose first octet is b is listed. */
-struct bb_short_block {
-	__u64 v4[4];
-	__u64 v6[4];
 };
 
 /* Elements 2... One key sets k bits of one block. */
@@ -149,7 +148,6 @@ struct bb_stats {
 
 #ifndef __BPF__
 _Static_assert(sizeof(struct bb_header) == BB_BLOCK_BYTES, "header is one block");
-_Static_assert(sizeof(struct bb_short_block) == BB_BLOCK_BYTES, "short block is one block");
 _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cache line");
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");

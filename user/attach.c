@@ -21,6 +21,31 @@ static int link_pin_path(char *buf, size_t size, const char *pin_dir, const char
 	return bb_pin_path(buf, size, pin_dir, name);
 }
 
+const char *bb_xdp_mode_name(enum bb_xdp_mode mode)
+{
+	switch (mode) {
+	case BB_XDP_NATIVE:
+		return "native";
+	case BB_XDP_GENERIC:
+		return "generic";
+	default:
+		return "unknown";
+	}
+}
+
+enum bb_xdp_mode bb_xdp_mode_of(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, opts);
+
+	if (ifindex <= 0 || bpf_xdp_query(ifindex, 0, &opts))
+		return BB_XDP_AUTO;
+	if (opts.attach_mode == XDP_ATTACHED_DRV)
+		return BB_XDP_NATIVE;
+	if (opts.attach_mode == XDP_ATTACHED_SKB)
+		return BB_XDP_GENERIC;
+	return BB_XDP_AUTO;
+}
+
 int bb_attached(const char *pin_dir, const char *ifname)
 {
 	char path[512];
@@ -123,6 +148,7 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 				a->link_id = info.id;
 				a->prog_id = info.prog_id;
 				a->ifindex = (int)info.xdp.ifindex;
+				a->mode = bb_xdp_mode_of(a->ifindex);
 			}
 			close(fd);
 		}

@@ -18,7 +18,12 @@ struct bb_attachment {
 	int ifindex;		/* 0 when the interface is gone */
 	__u32 link_id;
 	__u32 prog_id;
+	enum bb_xdp_mode mode;	/* as the kernel reports it; BB_XDP_AUTO: unknown */
 };
+
+const char *bb_xdp_mode_name(enum bb_xdp_mode mode);
+/* The mode our program runs in on ifindex, from the kernel; BB_XDP_AUTO if unknown. */
+enum bb_xdp_mode bb_xdp_mode_of(int ifindex);
 
 /* Is ifname attached by this instance? */
 int bb_attached(const char *pin_dir, const char *ifname);

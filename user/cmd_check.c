@@ -19,7 +19,7 @@ static void usage(FILE *out)
 		"One line per item: \"listed (maybe)\" - a Bloom filter can err that way, at the\n"
 		"FPR that status shows - or \"not listed\", which is certain.\n"
 		"Exit status, like grep: 0 when every item is listed, 1 when any is not,\n"
-		"2 when an item cannot be parsed or nothing is loaded.\n");
+		"2 on any error: an item that cannot be parsed, nothing loaded, not root.\n");
 }
 
 /* Returns 1 listed, 0 not listed, <0 bad item. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "common.h"
@@ -59,8 +60,9 @@ static void print_counts(const char *what, const struct bb_list_counts *c)
 {
 	size_t r;
 
-	pr_info("%s: %zu lines: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %zu duplicates, "
+	pr_info("%s: %zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %zu duplicates, "
 		"%zu comments, %zu blank, %zu hosts-file preamble, %zu rejected", what, c->lines,
+		c->lines == 1 ? "" : "s",
 		c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6], c->accepted[BB_ENTRY_NAME],
 		c->accepted[BB_ENTRY_URL], c->duplicates, c->comments, c->blank, c->preamble,
 		bb_list_rejected_total(c));
@@ -103,7 +105,7 @@ static void print_plens(const char *family, const struct bb_plen_plan *p)
 	pr_info("  %s probes:", family);
 	for (i = 0; i < p->n_plens; i++)
 		pr_info(" /%u", p->plens[i]);
-	pr_info(" (%u Bloom lookups per packet at most)", p->n_plens);
+	pr_info(" (at most %u Bloom lookup%s per packet)", p->n_plens, p->n_plens == 1 ? "" : "s");
 	if (p->short_prefixes)
 		pr_info(", %llu prefixes /8 or shorter in the exact short table",
 			(unsigned long long)p->short_prefixes);
@@ -136,6 +138,7 @@ int cmd_load(int argc, char **argv)
 	struct timespec t0;
 	double t_parse, t_build, t_push;
 	json_t *files_json = NULL;
+	char size_buf[32];
 
 	while ((opt = getopt_long(argc, argv, "i:m:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
@@ -206,7 +209,8 @@ int cmd_load(int argc, char **argv)
 
 		err = bb_list_parse_file(&list, argv[i], &lopts, &fc);
 		if (err) {
-			pr_err("%s: %s; the live filter is unchanged\n", argv[i], strerror(-err));
+			/* the parser said which file and why */
+			pr_err("load stopped; the live filter is unchanged\n");
 			goto cleanup;
 		}
 		print_counts(argv[i], &fc);
@@ -215,13 +219,16 @@ int cmd_load(int argc, char **argv)
 	}
 	t_parse = elapsed(&t0);
 	if (strict && bb_list_rejected_total(&list.counts)) {
-		pr_err("--strict: %zu rejected lines (above); the live filter is unchanged\n",
-		       bb_list_rejected_total(&list.counts));
+		pr_err("--strict: %zu rejected line%s (above); the live filter is unchanged\n",
+		       bb_list_rejected_total(&list.counts),
+		       bb_list_rejected_total(&list.counts) == 1 ? "" : "s");
 		goto cleanup;
 	}
 	if (!list.n) {
-		pr_err("no usable entries in the list%s; the live filter is unchanged\n",
-		       argc - optind > 1 ? "s" : "");
+		pr_err("no usable entries in");
+		for (i = optind; i < argc; i++)
+			pr_info(" %s", argv[i]);
+		pr_info("; the live filter is unchanged\n");
 		goto cleanup;
 	}
 
@@ -280,14 +287,20 @@ int cmd_load(int argc, char **argv)
 			goto rollback;
 	}
 	for (i = 0; i < n_ifaces; i++) {
-		if (bb_attached(bb_opts.pin_dir, ifnames[i]))
+		if (bb_attached(bb_opts.pin_dir, ifnames[i])) {
+			enum bb_xdp_mode now = bb_xdp_mode_of(ifindexes[i]);
+
+			if (xdp_mode != BB_XDP_AUTO && now != BB_XDP_AUTO && now != xdp_mode)
+				pr_warn("%s is attached in %s XDP mode already; --xdp-mode %s takes "
+					"effect after: bloomblock unload -i %s\n", ifnames[i],
+					bb_xdp_mode_name(now), bb_xdp_mode_name(xdp_mode), ifnames[i]);
 			continue;
+		}
 		err = bb_attach(&inst, ifnames[i], ifindexes[i], xdp_mode, &used);
 		if (err)
 			goto rollback;
 		attached_now[i] = true;
-		pr_info("%s: attached (%s XDP)\n", ifnames[i],
-			used == BB_XDP_NATIVE ? "native" : "generic");
+		pr_info("%s: attached (%s XDP)\n", ifnames[i], bb_xdp_mode_name(used));
 	}
 	if (!created) {
 		err = bb_filter_push(&inst, &filter);
@@ -296,10 +309,11 @@ int cmd_load(int argc, char **argv)
 	}
 	t_push = elapsed(&t0);
 
-	pr_info("filter: %llu keys in %u blocks, %.1f MiB, %.2f bits/key, k=%u, "
+	pr_info("filter: %llu keys in %u blocks, %s, %.2f bits/key, k=%u, "
 		"predicted FPR %.3g per key lookup; generation %llu, mode %s\n",
 		(unsigned long long)filter.hdr.items, filter.hdr.nblocks,
-		filter.plan.map_bytes / 1048576.0, filter.plan.bits_per_key, filter.hdr.k,
+		bb_human_bytes(filter.plan.map_bytes, size_buf, sizeof(size_buf)),
+		filter.plan.bits_per_key, filter.hdr.k,
 		filter.plan.fpr, (unsigned long long)filter.hdr.generation,
 		filter.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag");
 	print_plens("IPv4", &filter.v4);
@@ -391,6 +405,14 @@ int cmd_unload(int argc, char **argv)
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_ERROR;
 
+	if (access(bb_opts.pin_dir, F_OK)) {
+		if (all) {
+			pr_info("nothing is loaded under %s\n", bb_opts.pin_dir);
+			return BB_EXIT_OK;
+		}
+		pr_err("nothing is loaded under %s\n", bb_opts.pin_dir);
+		return BB_EXIT_ERROR;
+	}
 	if (all) {
 		n = bb_attachments(bb_opts.pin_dir, att, 64);
 		for (i = 0; i < n; i++)

@@ -31,6 +31,7 @@ int cmd_plan(int argc, char **argv)
 	};
 	double fpr = BB_FPR_DEFAULT;
 	struct bb_plan plan;
+	char size_buf[32];
 	__u64 n = 0;
 	bool have_n = false;
 	int opt, err;
@@ -55,6 +56,10 @@ int cmd_plan(int argc, char **argv)
 			usage(stderr);
 			return BB_EXIT_USAGE;
 		}
+	}
+	if (have_n && n == 0) {
+		pr_err("-n wants at least 1 item\n");
+		return BB_EXIT_USAGE;
 	}
 	if (!have_n || optind != argc) {
 		usage(stderr);
@@ -86,8 +91,8 @@ int cmd_plan(int argc, char **argv)
 	printf("k                %u probe bits, all in one 64-byte block\n", plan.k);
 	printf("blocks           %u x 512 bits\n", plan.nblocks);
 	printf("bits             %llu\n", (unsigned long long)plan.bits);
-	printf("bytes            %llu (%.1f MiB, with header)\n",
-	       (unsigned long long)plan.map_bytes, plan.map_bytes / 1048576.0);
+	printf("bytes            %llu (%s, with header)\n", (unsigned long long)plan.map_bytes,
+	       bb_human_bytes(plan.map_bytes, size_buf, sizeof(size_buf)));
 	printf("bits per item    %.2f (bound for this FPR: %.2f)\n", plan.bits_per_key,
 	       plan.bound_bits_per_key);
 	printf("predicted FPR    %.6g (blocked formula; the classic one would say %.6g)\n",

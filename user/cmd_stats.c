@@ -119,6 +119,20 @@ static json_t *plens_json(const __u8 *plens, unsigned int n)
 	return arr;
 }
 
+static void print_probes(const char *family, const __u8 *plens, unsigned int n, bool short_table)
+{
+	unsigned int i;
+
+	printf("%-13s", family);
+	for (i = 0; i < n && i < BB_MAX_PLENS; i++)
+		printf("/%u ", plens[i]);
+	if (short_table)
+		printf("+ short prefixes (exact table)");
+	if (!n && !short_table)
+		printf("no entries");
+	printf("\n");
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct bb_attachment att[64];
@@ -146,8 +160,9 @@ int cmd_status(int argc, char **argv)
 		json_t *ifaces = json_array();
 
 		for (i = 0; i < n; i++)
-			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:I, s:I}",
+			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:I, s:I}",
 				"ifname", att[i].ifname, "ifindex", att[i].ifindex,
+				"xdp_mode", bb_xdp_mode_name(att[i].mode),
 				"link_id", (json_int_t)att[i].link_id,
 				"prog_id", (json_int_t)att[i].prog_id));
 		bb_json_print(json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
@@ -165,8 +180,8 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("pin dir      %s\n", bb_opts.pin_dir);
 	for (i = 0; i < n; i++)
-		printf("interface    %s (ifindex %d, link %u, prog %u)%s\n", att[i].ifname,
-		       att[i].ifindex, att[i].link_id, att[i].prog_id,
+		printf("interface    %s (ifindex %d, %s XDP, link %u, prog %u)%s\n", att[i].ifname,
+		       att[i].ifindex, bb_xdp_mode_name(att[i].mode), att[i].link_id, att[i].prog_id,
 		       att[i].ifindex ? "" : " - interface gone, link is dead");
 	if (n <= 0)
 		printf("interface    none\n");
@@ -175,13 +190,8 @@ int cmd_status(int argc, char **argv)
 	printf("keys         %llu\n", (unsigned long long)hdr->items);
 	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
 	printf("FPR          %.3g per key lookup\n", fpr);
-	printf("probes       IPv4:");
-	for (i = 0; i < hdr->n_v4_plens && i < BB_MAX_PLENS; i++)
-		printf(" /%u", hdr->v4_plens[i]);
-	printf("%s  IPv6:", hdr->flags & BB_HDR_F_V4_SHORT ? " +short" : "");
-	for (i = 0; i < hdr->n_v6_plens && i < BB_MAX_PLENS; i++)
-		printf(" /%u", hdr->v6_plens[i]);
-	printf("%s\n", hdr->flags & BB_HDR_F_V6_SHORT ? " +short" : "");
+	print_probes("IPv4", hdr->v4_plens, hdr->n_v4_plens, hdr->flags & BB_HDR_F_V4_SHORT);
+	print_probes("IPv6", hdr->v6_plens, hdr->n_v6_plens, hdr->flags & BB_HDR_F_V6_SHORT);
 	bb_image_close(&img);
 	return BB_EXIT_OK;
 }

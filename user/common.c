@@ -61,6 +61,23 @@ void bb_json_print(json_t *value)
 	json_decref(value);
 }
 
+const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu bytes", bytes);
+	else
+		snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
 int bb_require_root(void)
 {
 	if (geteuid() == 0)
@@ -78,8 +95,12 @@ int bb_require_bpffs(const char *pin_dir)
 	dir = dirname(buf);
 	if (statfs(dir, &st) == 0 && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	pr_err("%s is not on a BPF filesystem; mount one with: mount -t bpf bpf %s\n", pin_dir,
-	       dir);
+	if (access(dir, F_OK))
+		pr_err("%s: %s does not exist; the pin directory must be on a BPF filesystem, "
+		       "e.g. under /sys/fs/bpf\n", pin_dir, dir);
+	else
+		pr_err("%s is not on a BPF filesystem; mount one with: mount -t bpf bpf %s\n",
+		       pin_dir, dir);
 	return -ENOENT;
 }
 

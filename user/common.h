@@ -34,6 +34,9 @@ int bb_require_root(void);
 int bb_require_bpffs(const char *pin_dir);
 int bb_require_ifindex(const char *ifname, int *ifindex);
 
+/* "1.5 KiB", "18.4 MiB": for people; JSON prints bytes. */
+const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size);
+
 /* Set up libbpf's message callback (quiet unless -d). */
 void bb_libbpf_setup(void);
 

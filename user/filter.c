@@ -315,11 +315,12 @@ static int add_ip(struct bb_filter *filter, struct hash_vec *hv, const struct bb
 
 	memcpy(addr, e->addr, bytes);
 	if (p <= BB_SHORT_PLEN) {
-		__u64 *bitmap = v4 ? filter->shortb.v4 : filter->shortb.v6;
-		unsigned int first = addr[0] & (p ? 0xff << (8 - p) : 0), n = 1U << (8 - p);
+		struct bb_block *table = v4 ? filter->short_v4 : filter->short_v6;
+		__u32 mask = p ? 0xffffU << (BB_SHORT_PLEN - p) : 0;
+		__u32 first = bb_short_prefix(addr) & mask, n = 1U << (BB_SHORT_PLEN - p);
 
-		for (i = 0; i < n; i++)
-			bitmap[(first + i) / 64] |= 1ULL << ((first + i) % 64);
+		for (i = first; i < first + n; i++)
+			table[i / BB_BLOCK_BITS].words[i % BB_BLOCK_BITS / 64] |= 1ULL << (i % 64);
 		filter->hdr.flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
 		return 0;
 	}
@@ -557,7 +558,8 @@ void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 {
 	/* bits first, header last: a reader that checks the magic sees a whole image */
 	memcpy(&dst[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
-	memcpy(&dst[BB_SHORT_INDEX], &filter->shortb, BB_BLOCK_BYTES);
+	memcpy(&dst[BB_SHORT_V4_INDEX], filter->short_v4, sizeof(filter->short_v4));
+	memcpy(&dst[BB_SHORT_V6_INDEX], filter->short_v6, sizeof(filter->short_v6));
 	memcpy(&dst[BB_HEADER_INDEX], &filter->hdr, BB_BLOCK_BYTES);
 }
 
@@ -587,14 +589,14 @@ int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
 static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
 {
 	const struct bb_header *hdr = image_header(image);
-	const struct bb_short_block *sb = (const void *)&image[BB_SHORT_INDEX];
 	const __u8 *plens;
 	unsigned int n, i;
 
 	if (!hdr)
 		return 0;
-	if (hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT) &&
-	    bb_short_test(v4 ? sb->v4 : sb->v6, addr[0]))
+	/* the /16 bit covers addr/max_plen only when max_plen >= 16 */
+	if (hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT) && max_plen >= BB_SHORT_PLEN &&
+	    bb_short_test(&image[bb_short_index(v4, bb_short_prefix(addr))], bb_short_prefix(addr)))
 		return 1;
 	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
 	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
@@ -628,10 +630,26 @@ int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16])
 	return match_ip(image, addr, false, 128);
 }
 
+/* Prefix addr/plen, plen <= 16: every one of its /16 bits is set in the short table. */
+static int short_covers(const struct bb_block *image, const struct bb_header *hdr,
+			const __u8 *addr, bool v4, unsigned int plen)
+{
+	__u32 mask = plen ? 0xffffU << (BB_SHORT_PLEN - plen) : 0;
+	__u32 first = bb_short_prefix(addr) & mask, n = 1U << (BB_SHORT_PLEN - plen), i;
+
+	if (!(hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)))
+		return 0;
+	for (i = first; i < first + n; i++)
+		if (!bb_short_test(&image[bb_short_index(v4, i)], i))
+			return 0;
+	return 1;
+}
+
 /*
- * Is the whole prefix addr/plen listed? It is when a probe length at or above it
- * is not needed (a shorter stored prefix covers it), or when every one of its
- * expansions to the next probe length is present (at most 2^16 probes).
+ * Is the whole prefix addr/plen listed? Prefixes /16 and shorter: when the short
+ * table covers them. Longer ones: when a stored prefix at or above them covers them,
+ * or when every one of their expansions to the next probe length is present (at
+ * most 2^16 probes).
  */
 static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool v4,
 			unsigned int plen)
@@ -644,6 +662,8 @@ static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool 
 
 	if (!hdr)
 		return 0;
+	if (plen <= BB_SHORT_PLEN)
+		return short_covers(image, hdr, addr_in, v4, plen);
 	if (plen >= width || match_ip(image, addr_in, v4, plen))
 		return plen >= width ? match_ip(image, addr_in, v4, width) : 1;
 	plens = v4 ? hdr->v4_plens : hdr->v6_plens;

@@ -53,7 +53,8 @@ int bb_plen_plan_make(const __u64 *counts, unsigned int width, struct bb_plen_pl
 
 struct bb_filter {
 	struct bb_header hdr;
-	struct bb_short_block shortb;
+	struct bb_block short_v4[BB_SHORT_BLOCKS];	/* exact tables, prefixes /0../16 */
+	struct bb_block short_v6[BB_SHORT_BLOCKS];
 	struct bb_block *blocks;	/* hdr.nblocks */
 	struct bb_plan plan;
 	struct bb_plen_plan v4, v6;
@@ -78,7 +79,7 @@ static inline __u64 bb_filter_elements(__u32 nblocks)
 	return (__u64)nblocks + BB_FIRST_BLOCK;
 }
 
-/* Write the map image (header, short block, bit blocks) to dst, bb_filter_elements() long. */
+/* Write the map image (header, short tables, bit blocks) to dst, bb_filter_elements() long. */
 void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst);
 
 /*

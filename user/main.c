@@ -125,6 +125,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return BB_EXIT_USAGE;
 	}
+	if (!strcmp(argv[optind], "help")) {
+		usage(stdout);
+		return BB_EXIT_OK;
+	}
 	argc = take_global_opts(argc, argv, optind + 1);
 	bb_libbpf_setup();
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -101,7 +101,10 @@ static const struct plen_case {
 	{ "plens-v4-only-short", 32, { { 8, 5 } }, { 0 }, 5, 0 },
 	{ "plens-v6-spread", 128, { { 128, 100 }, { 64, 100 }, { 48, 100 }, { 32, 100 } },
 	  { 128, 64, 48, 32 }, 0, 0 },
-	{ "plens-v6-too-spread", 128, { { 128, 1 }, { 96, 1 }, { 64, 1 }, { 40, 1 }, { 10, 1 } },
+	{ "plens-v6-short-16", 128, { { 128, 1 }, { 96, 1 }, { 64, 1 }, { 40, 1 }, { 10, 1 },
+				      { 16, 1 } }, { 128, 96, 64, 40 }, 2, 0 },
+	/* five lengths 25 apart: any merge expands one prefix 2^25 times, past the cap */
+	{ "plens-v6-too-spread", 128, { { 117, 1 }, { 92, 1 }, { 67, 1 }, { 42, 1 }, { 17, 1 } },
 	  { 0 }, 0, -E2BIG },
 };
 
