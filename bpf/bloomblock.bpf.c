@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The packet path: parse, look the source address up in the Bloom filter, verdict, count. */
+/* The packet path: parse, look addresses and names up in the Bloom filter, verdict, count. */
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 #include "bloomblock.h"
 #include "bb_hash.h"
+#include "bb_names.h"
 #include "bb_parse.h"
+#include "bb_tls.h"
 
 /*
  * Needs Linux 5.10: BPF_F_INNER_MAP (inner maps of any size, 5.10), BPF_F_MMAPABLE
@@ -14,8 +17,8 @@
 
 /*
  * The live filter is the one in slot 0: a BPF_MAP_TYPE_ARRAY of 64-byte blocks
- * holding header, short prefixes and bit blocks (include/bloomblock.h). Userspace
- * builds a new one of any size and swaps it in with one update of the slot.
+ * holding header, config, short tables and bit blocks (include/bloomblock.h).
+ * Userspace builds a new one of any size and swaps it in with one update of the slot.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -40,14 +43,59 @@ struct {
 	__type(value, struct bb_stats);
 } stats SEC(".maps");
 
-static __always_inline int block_hit(void *filter, const struct bb_header *hdr, __u64 h,
-				     struct bb_stats *st)
-{
-	__u32 idx = BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks);
-	struct bb_block *blk = bpf_map_lookup_elem(filter, &idx);
+#ifndef BB_MAX_FLOWS
+#define BB_MAX_FLOWS 16384
+#endif
 
-	st->lookups++;
-	return blk && bb_block_test(blk, h, hdr->k);
+/* ClientHello walks waiting for their next segment; the least recent is evicted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BB_MAX_FLOWS);
+	__type(key, struct bb_flow_key);
+	__type(value, struct bb_tls_walk);
+} flows SEC(".maps");
+
+/*
+ * Per CPU, too big for the stack: the key buffer, a copy of a request's head, a
+ * ClientHello walk, and what a service program found for the match program that
+ * it tail-calls (the same CPU runs both, nothing runs between them).
+ */
+struct bb_scratch {
+	__u8 key[BB_KEYBUF_BYTES];
+	__u8 req[BB_HTTP_SCAN_MAX + 8];
+	struct bb_tls_walk walk;
+	struct bb_flow_key flow;
+	__u32 svc;		/* enum bb_service that found the name */
+	__u32 name_len;		/* key[1 .. name_len] */
+	__u32 path_len;		/* HTTP: the path after the host */
+	__u32 path_full;	/* HTTP: the path was not cut */
+	__u32 flow_kept;	/* TLS: the walk is in the flows map */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_scratch);
+} scratch SEC(".maps");
+
+#define barrier() asm volatile("" ::: "memory")
+
+/* What one packet's checks share. */
+struct bb_ctx {
+	void *filter;
+	const struct bb_header *hdr;
+	struct bb_stats *st;
+	struct bb_scratch *sc;
+};
+
+static __always_inline int hash_hit(const struct bb_ctx *c, __u64 h)
+{
+	__u32 idx = BB_FIRST_BLOCK + bb_block_of(h, c->hdr->nblocks);
+	struct bb_block *blk = bpf_map_lookup_elem(c->filter, &idx);
+
+	c->st->lookups++;
+	return blk && bb_block_test(blk, h, c->hdr->k);
 }
 
 /* Prefixes /16 and shorter: one exact bit, no false positives. */
@@ -59,108 +107,771 @@ static __always_inline int short_hit(void *filter, int v4, const __u8 *addr)
 	return blk && bb_short_test(blk, prefix16);
 }
 
-static __always_inline int match_ip4(void *filter, const struct bb_header *hdr,
-				     const __u8 *addr, struct bb_stats *st)
+static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
 {
+	const struct bb_header *hdr = c->hdr;
 	struct bb_key_ip4 key;
 	__u32 i;
 
-	if ((hdr->flags & BB_HDR_F_V4_SHORT) && short_hit(filter, 1, addr))
+	if ((hdr->flags & BB_HDR_F_V4_SHORT) && short_hit(c->filter, 1, addr))
 		return 1;
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v4_plens)
 			break;
 		bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-		if (block_hit(filter, hdr, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed), st))
+		if (hash_hit(c, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed)))
 			return 1;
 	}
 	return 0;
 }
 
-static __always_inline int match_ip6(void *filter, const struct bb_header *hdr,
-				     const __u8 *addr, struct bb_stats *st)
+static __always_inline int match_ip6(const struct bb_ctx *c, const __u8 *addr)
 {
+	const struct bb_header *hdr = c->hdr;
 	struct bb_key_ip6 key;
 	__u32 i;
 
-	if ((hdr->flags & BB_HDR_F_V6_SHORT) && short_hit(filter, 0, addr))
+	if ((hdr->flags & BB_HDR_F_V6_SHORT) && short_hit(c->filter, 0, addr))
 		return 1;
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v6_plens)
 			break;
 		bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-		if (block_hit(filter, hdr, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed), st))
+		if (hash_hit(c, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed)))
 			return 1;
 	}
 	return 0;
 }
 
-/* Returns 1 to drop. Every path counts what it did. */
-static __always_inline int bloomblock_core(void *data, void *data_end)
+static __always_inline int match_addr(const struct bb_ctx *c, const struct bb_packet *pkt,
+				      const __u8 *addr)
 {
-	struct bb_cursor c = { .pos = data, .end = data_end };
-	const struct bb_header *hdr;
-	struct bb_packet pkt = {};
-	struct bb_stats *st;
-	__u32 zero = 0;
-	void *filter;
-	int ret, hit;
+	return pkt->l3_proto == ETH_P_IP ? match_ip4(c, addr) : match_ip6(c, addr);
+}
 
-	st = bpf_map_lookup_elem(&stats, &zero);
-	if (!st)
+/* A key starting at key[start] (its kind tag), len bytes. */
+static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 len)
+{
+	return hash_hit(c, bb_xxh64(c->sc->key + (start & (BB_KEY_MAX - 1)), len, c->hdr->seed));
+}
+
+/* key[1 .. len] is listed, or one of its parents is (include/bloomblock.h says which). */
+static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
+{
+	__u8 *key = c->sc->key;
+	__u32 dots[16], n, i, d, left;
+	int hit;
+
+	if (!(c->hdr->flags & BB_HDR_F_NAMES))
 		return 0;
-	st->packets++;
+	/* len goes through memory before each use: what one probe's hashing learnt of
+	 * it would otherwise split the verifier's walk of every probe after it */
+	len = bb_forget(key, len);
+	key[0] = BB_KEY_NAME;
+	if (key_hit(c, 0, 1 + len))
+		return 1;
+	n = bb_name_parents(key, len, dots, BB_NAME_MAX_PARENT_LABELS - 1,
+			    BB_NAME_MAX_PARENT_LABELS);
+	/* counting down a copy of n: see bb_xxh64() for why */
+	for (i = 0, left = n + 1; i < BB_NAME_MAX_PARENT_LABELS - 1; i++) {
+		if (--left == 0)
+			break;
+		d = dots[i & 15] & (BB_KEY_MAX - 1);
+		key[d] = BB_KEY_NAME_PARENT;
+		hit = key_hit(c, d, 1 + bb_forget(key, len) - d);
+		key[d] = '.';
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
 
-	ret = bb_parse_packet(&c, &pkt);
+/* Host suffixes times path prefixes, Safe-Browsing style; the host is key[1 .. hlen]. */
+static __always_inline int match_url(const struct bb_ctx *c, __u32 hlen, __u32 plen, int full)
+{
+	__u8 *key = c->sc->key;
+	__u32 starts[16], paths[8], n_hosts, n_paths, i, j, d, hosts_left, paths_left;
+	int hit = 0;
+
+	if (!(c->hdr->flags & BB_HDR_F_URLS))
+		return 0;
+	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
+	starts[0] = 0;	/* the exact host: its kind tag goes to key[0] */
+	n_hosts = 1 + bb_name_parents(key, hlen, starts + 1, BB_URL_MAX_HOST_SUFFIXES - 1,
+				      BB_URL_MAX_HOST_SUFFIXES);
+	/* counting down copies of the counts: see bb_xxh64() for why */
+	for (i = 0, hosts_left = n_hosts + 1; i < BB_URL_MAX_HOST_SUFFIXES; i++) {
+		if (--hosts_left == 0)
+			break;
+		d = starts[i & 15] & (BB_KEY_MAX - 1);
+		key[d] = BB_KEY_URL;
+		for (j = 0, paths_left = n_paths + 1; j < BB_URL_MAX_PATH_PREFIXES; j++) {
+			if (--paths_left == 0)
+				break;
+			hit = key_hit(c, d, 1 + hlen - d + paths[j & 7]);
+			if (hit)
+				break;
+		}
+		key[d] = d ? '.' : 0;
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline int port_in(const __u16 *ports, __u16 port)
+{
+	int i;
+
+	for (i = 0; i < BB_MAX_PORTS; i++)
+		if (ports[i] && ports[i] == port)
+			return 1;
+	return 0;
+}
+
+/*
+ * The service programs find a name and leave it in the scratch key buffer; the
+ * return value says what next.
+ */
+enum bb_found {
+	BB_FOUND_NOTHING,	/* pass */
+	BB_FOUND_NAME,		/* a name to match: tail call to the match program */
+	BB_FOUND_DROP,		/* drop now: a retransmitted segment of a listed ClientHello */
+};
+
+static __always_inline int check_dns(const struct bb_ctx *c, const struct bb_packet *pkt,
+				     void *data_end)
+{
+	__u32 len = 0;
+	int ret = bb_dns_qname(pkt->payload, data_end, c->sc->key, &len);
+
+	if (ret == BB_NAME_NONE)
+		return BB_FOUND_NOTHING;
+	c->st->dns_queries++;
+	if (ret == BB_NAME_BAD)
+		c->st->dns_unparsed++;
+	if (ret != BB_NAME_FOUND)
+		return BB_FOUND_NOTHING;
+	c->sc->name_len = len;
+	return BB_FOUND_NAME;
+}
+
+/* QUIC long-header Initial (v1 type 0, v2 type 1): its SNI is encrypted, count it. */
+static __always_inline int check_quic(const struct bb_ctx *c, const struct bb_packet *pkt,
+				      void *data_end)
+{
+	const __u8 *p = pkt->payload;
+	__u32 version, type;
+
+	if ((void *)(p + 5) > data_end || (p[0] & 0xc0) != 0xc0)
+		return 0;
+	version = (__u32)p[1] << 24 | (__u32)p[2] << 16 | (__u32)p[3] << 8 | p[4];
+	type = (p[0] >> 4) & 3;
+	if (!version || (version == 0x6b3343cf ? type != 1 : type != 0))
+		return 0;
+	c->st->quic_initials++;
+	if (!(c->hdr->flags & BB_HDR_F_BLOCK_QUIC))
+		return 0;
+	c->st->quic_dropped++;
+	return 1;
+}
+
+/* Copy a finished walk's SNI to the key buffer for the match program. */
+static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls_walk *w)
+{
+	__u32 i, len = w->name_len;
+
+	for (i = 0; i < BB_TLS_BUF - 1; i++) {
+		if (i >= len)
+			break;
+		c->sc->key[(1 + i) & BB_KEYBUF_MASK] = w->buf[i];
+		barrier();	/* or clang makes it a memmove, which BPF has not */
+	}
+	if (bb_name_finish(c->sc->key, &len) != BB_NAME_FOUND) {
+		c->st->tls_unparsed++;
+		return BB_FOUND_NOTHING;
+	}
+	c->sc->name_len = len;
+	return BB_FOUND_NAME;
+}
+
+static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	__builtin_memcpy(k->saddr, pkt->saddr, 16);
+	__builtin_memcpy(k->daddr, pkt->daddr, 16);
+	k->sport = pkt->sport;
+	k->dport = pkt->dport;
+	k->family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
+}
+
+/* Count a finished walk; an SNI goes on to the match program. */
+static __always_inline int tls_result(const struct bb_ctx *c, struct bb_tls_walk *w, int ret)
+{
+	if (w->ech)
+		c->st->tls_ech++;
+	if (ret == BB_TLS_SNI) {
+		if (w->segments > 1)
+			c->st->tls_split++;
+		return sni_found(c, w);
+	}
+	if (ret == BB_TLS_NO_SNI)
+		c->st->tls_no_sni++;
+	else
+		c->st->tls_unparsed++;
+	return BB_FOUND_NOTHING;
+}
+
+/*
+ * A ClientHello, or the next segment of one: the walk goes on where the last
+ * segment left it. Segments out of order end the walk, counted as unparsed.
+ */
+static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_packet *pkt,
+				     void *data_end)
+{
+	struct bb_flow_key *key = &c->sc->flow;
+	const __u8 *p = pkt->payload;
+	struct bb_tls_walk *w;
+	int ret;
+
+	c->sc->flow_kept = 0;
+	if (!pkt->payload_len)
+		return BB_FOUND_NOTHING;
+	flow_key(key, pkt);
+	w = bpf_map_lookup_elem(&flows, key);
+	if (w) {
+		if (w->blocked)
+			return BB_FOUND_DROP;	/* the listed ClientHello, retransmitted */
+		if (pkt->seq != w->next_seq) {
+			/* an old segment again: let it be; a gap: the walk is lost */
+			if ((__s32)(pkt->seq - w->next_seq) < 0)
+				return BB_FOUND_NOTHING;
+			c->st->tls_unparsed++;
+			bpf_map_delete_elem(&flows, key);
+			return BB_FOUND_NOTHING;
+		}
+		w->segments++;
+		ret = bb_tls_walk(w, p, data_end, pkt->payload_len);
+		if (ret == BB_TLS_MORE) {
+			if (w->segments >= BB_TLS_MAX_SEGMENTS) {
+				c->st->tls_unparsed++;
+				bpf_map_delete_elem(&flows, key);
+				return BB_FOUND_NOTHING;
+			}
+			w->seg_lo += pkt->payload_len;
+			w->next_seq = pkt->seq + pkt->payload_len;
+			return BB_FOUND_NOTHING;
+		}
+		ret = tls_result(c, w, ret);
+		if (ret == BB_FOUND_NAME)
+			c->sc->flow_kept = 1;	/* the match program marks or drops it */
+		else
+			bpf_map_delete_elem(&flows, key);
+		return ret;
+	}
+
+	/* A new ClientHello starts with a handshake record. */
+	if ((void *)(p + 6) > data_end || p[0] != 22 || p[1] != 3 || p[5] != 1)
+		return BB_FOUND_NOTHING;
+	c->st->tls_hellos++;
+	w = &c->sc->walk;
+	__builtin_memset(w, 0, sizeof(*w) - BB_TLS_BUF);
+	w->segments = 1;
+	ret = bb_tls_walk(w, p, data_end, pkt->payload_len);
+	if (ret == BB_TLS_MORE) {
+		w->seg_lo = pkt->payload_len;
+		w->next_seq = pkt->seq + pkt->payload_len;
+		bpf_map_update_elem(&flows, key, w, BPF_ANY);
+		return BB_FOUND_NOTHING;
+	}
+	return tls_result(c, w, ret);
+}
+
+static __always_inline int check_http(const struct bb_ctx *c, const struct bb_packet *pkt,
+				      void *data_end)
+{
+	const __u8 *p = pkt->payload;
+	__u32 i, n = pkt->payload_len, hlen = 0, plen = 0;
+	int ret, full = 0;
+
+	if (!n)
+		return BB_FOUND_NOTHING;
+	if (n > BB_HTTP_SCAN_MAX)
+		n = BB_HTTP_SCAN_MAX;
+	/* eight bytes a step: fewer branches for the verifier to keep pending */
+	for (i = 0; i < BB_HTTP_SCAN_MAX / 8; i++) {
+		__u64 v;
+
+		if (i * 8 + 8 > n || (void *)(p + i * 8 + 8) > data_end)
+			break;
+		__builtin_memcpy(&v, p + i * 8, 8);
+		__builtin_memcpy(c->sc->req + i * 8, &v, 8);
+	}
+	/* and the last few bytes one by one */
+	n = bb_forget(c->sc->key, i * 8);
+	if (n <= BB_HTTP_SCAN_MAX - 8) {
+		const __u8 *t = p + n;
+
+		for (i = 0; i < 7; i++) {
+			if ((void *)(t + i + 1) > data_end || n + i >= pkt->payload_len)
+				break;
+			c->sc->req[(n + i) & (BB_HTTP_SCAN_MAX - 1)] = t[i];
+		}
+		n = bb_forget(c->sc->key, n + i);
+	}
+	ret = bb_http_request(c->sc->req, n, c->sc->key, &hlen, &plen, &full);
+	if (ret == BB_NAME_NONE)
+		return BB_FOUND_NOTHING;
+	c->st->http_requests++;
+	if (ret != BB_NAME_FOUND) {
+		c->st->http_unparsed++;
+		return BB_FOUND_NOTHING;
+	}
+	c->sc->name_len = hlen;
+	c->sc->path_len = plen;
+	c->sc->path_full = full;
+	return BB_FOUND_NAME;
+}
+
+/*
+ * Names are checked in programs of their own, reached by tail calls: one per
+ * protocol finds the name, one matches it. Each is verified alone, so each stays
+ * within the verifier's budget (1M instructions walked, 8192 pending branches).
+ */
+enum bb_service {
+	BB_SVC_NONE = -1,
+	BB_SVC_DNS,
+	BB_SVC_TLS,
+	BB_SVC_HTTP,
+	BB_SVC_MATCH,	/* not a protocol: the program that matches what one found */
+	BB_SVC_URL,	/* and the one that matches an HTTP request's URL */
+	BB_SVC_QUIC,	/* checked in the first program, it is small */
+	BB_SVC_MAX,
+};
+
+#define BB_PAYLOAD_OFF_MAX 1024	/* headers longer than this: the payload is not read */
+
+/* Parse to L4 and say which service the packet is for, by its destination port. */
+static __always_inline int service_of(void *filter, struct bb_scratch *sc, struct bb_cursor *cur,
+				      struct bb_packet *pkt, void *data)
+{
+	const struct bb_config *cfg;
+	__u32 idx = BB_CONFIG_INDEX, off;
+
+	if (bb_parse_l4(cur, pkt) != BB_PARSE_OK)
+		return BB_SVC_NONE;
+	/*
+	 * The payload again, as packet start plus a bounded offset that went through
+	 * memory: every header layout (VLANs, IP options, IPv6 extensions) then
+	 * reaches the name checks as one verifier state, not one each; and the
+	 * verifier follows reads at variable offsets only while the bound stays under
+	 * 64 KiB, which the sum of the header lengths does not.
+	 */
+	off = bb_forget(sc->key, pkt->payload - data);
+	if (off > BB_PAYLOAD_OFF_MAX)
+		return BB_SVC_NONE;
+	pkt->payload = data + off;
+	pkt->payload_len = bb_forget(sc->key, pkt->payload_len);
+	if (pkt->payload_len > 0xffff)
+		return BB_SVC_NONE;
+	cfg = bpf_map_lookup_elem(filter, &idx);
+	if (!cfg)
+		return BB_SVC_NONE;
+	if (pkt->l4_proto == IPPROTO_UDP) {
+		if (port_in(cfg->dns_ports, pkt->dport))
+			return BB_SVC_DNS;
+		if (port_in(cfg->quic_ports, pkt->dport))
+			return BB_SVC_QUIC;
+		return BB_SVC_NONE;
+	}
+	if (port_in(cfg->tls_ports, pkt->dport))
+		return BB_SVC_TLS;
+	if (port_in(cfg->http_ports, pkt->dport))
+		return BB_SVC_HTTP;
+	return BB_SVC_NONE;
+}
+
+enum bb_direction {
+	BB_INGRESS,	/* XDP, tc ingress: the source is the peer */
+	BB_EGRESS,	/* tc egress: the destination is the peer */
+};
+
+/* What a program decided. */
+enum bb_verdict {
+	BB_PASS,
+	BB_DROP,
+	BB_FLAG,	/* pass, and mark at tc */
+	BB_TAIL,	/* go on in the program *svc says */
+};
+
+/* Count and turn a hit into a verdict by the filter's mode. */
+static __always_inline int verdict(const struct bb_ctx *c, int hit)
+{
+	if (hit && (c->hdr->flags & BB_HDR_F_DROP)) {
+		c->st->dropped++;
+		return BB_DROP;
+	}
+	if (hit)
+		c->st->flagged++;
+	c->st->passed++;
+	return hit ? BB_FLAG : BB_PASS;
+}
+
+/* The live filter's header, if there is a valid one. */
+static __always_inline int open_filter(struct bb_ctx *c)
+{
+	__u32 zero = 0;
+
+	c->filter = bpf_map_lookup_elem(&filters, &zero);
+	c->hdr = c->filter ? bpf_map_lookup_elem(c->filter, &zero) : NULL;
+	return c->hdr && c->hdr->magic == BB_MAGIC && c->hdr->abi_version == BB_ABI_VERSION &&
+	       c->hdr->nblocks;
+}
+
+/*
+ * The first program: parse, the address check, and which service's program to
+ * go on in (*svc). Every path that ends here counts what it did.
+ */
+static __always_inline int bloomblock_core(void *data, void *data_end, int dir, int *svc)
+{
+	struct bb_cursor cur = { .pos = data, .end = data_end };
+	struct bb_packet pkt = {};
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+	int ret, hit = 0;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	if (!c.st)
+		return BB_PASS;
+	c.st->packets++;
+
+	ret = bb_parse_packet(&cur, &pkt);
 	if (pkt.vlans)
-		st->vlan++;
+		c.st->vlan++;
 	if (ret != BB_PARSE_OK) {
 		if (ret == BB_PARSE_NON_IP)
-			st->non_ip++;
+			c.st->non_ip++;
 		else if (ret == BB_PARSE_TRUNCATED)
-			st->truncated++;
+			c.st->truncated++;
 		else
-			st->malformed++;
-		goto pass;
+			c.st->malformed++;
+		c.st->passed++;
+		return BB_PASS;
+	}
+	if (!open_filter(&c)) {
+		c.st->no_filter++;
+		c.st->passed++;
+		return BB_PASS;
 	}
 
-	filter = bpf_map_lookup_elem(&filters, &zero);
-	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
-	if (!hdr || hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION ||
-	    !hdr->nblocks) {
-		st->no_filter++;
-		goto pass;
-	}
-
-	if (pkt.l3_proto == ETH_P_IP) {
-		st->ipv4++;
-		hit = match_ip4(filter, hdr, pkt.saddr, st);
-		if (hit)
-			st->ip4_hits++;
-	} else {
-		st->ipv6++;
-		hit = match_ip6(filter, hdr, pkt.saddr, st);
-		if (hit)
-			st->ip6_hits++;
-	}
-	if (hit) {
-		if (hdr->flags & BB_HDR_F_DROP) {
-			st->dropped++;
-			return 1;
+	/* The peer's address: the source at ingress, the destination at egress. */
+	if (pkt.l3_proto == ETH_P_IP)
+		c.st->ipv4++;
+	else
+		c.st->ipv6++;
+	if (dir == BB_INGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH)) {
+		hit = match_addr(&c, &pkt, pkt.saddr);
+		if (hit) {
+			if (pkt.l3_proto == ETH_P_IP)
+				c.st->ip4_hits++;
+			else
+				c.st->ip6_hits++;
 		}
-		st->flagged++;
 	}
-pass:
-	st->passed++;
-	return 0;
+	if (!hit && (dir == BB_EGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH))) {
+		hit = match_addr(&c, &pkt, pkt.daddr);
+		if (hit)
+			c.st->ip_dst_hits++;
+	}
+	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
+		c.sc = bpf_map_lookup_elem(&scratch, &zero);
+		*svc = c.sc ? service_of(c.filter, c.sc, &cur, &pkt, data) : BB_SVC_NONE;
+		if (*svc == BB_SVC_QUIC)
+			hit = check_quic(&c, &pkt, data_end);
+		else if (*svc != BB_SVC_NONE)
+			return BB_TAIL;
+	}
+	return verdict(&c, hit);
 }
+
+/*
+ * A protocol's program: parse again to the payload (a tail call keeps nothing of
+ * the first program's state) and find the name; BB_TAIL: the match program next.
+ */
+static __always_inline int service_core(void *data, void *data_end, int svc)
+{
+	struct bb_cursor cur = { .pos = data, .end = data_end };
+	struct bb_packet pkt = {};
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+	int found;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.st || !c.sc)
+		return BB_PASS;
+	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || !open_filter(&c) ||
+	    service_of(c.filter, c.sc, &cur, &pkt, data) != svc)
+		return verdict(&c, 0);	/* the filter was swapped meanwhile */
+	if (svc == BB_SVC_DNS)
+		found = check_dns(&c, &pkt, data_end);
+	else if (svc == BB_SVC_TLS)
+		found = check_tls(&c, &pkt, data_end);
+	else
+		found = check_http(&c, &pkt, data_end);
+	if (found == BB_FOUND_NAME) {
+		c.sc->svc = svc;
+		return BB_TAIL;
+	}
+	return verdict(&c, found == BB_FOUND_DROP);
+}
+
+/*
+ * The match program: the name a protocol's program left in the scratch buffer.
+ * BB_TAIL: an HTTP request whose host is not listed, for the URL program.
+ */
+static __always_inline int match_core(void)
+{
+	struct bb_ctx c = {};
+	__u32 zero = 0, svc;
+	int hit;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.st || !c.sc)
+		return BB_PASS;
+	if (!open_filter(&c))
+		return verdict(&c, 0);
+	svc = c.sc->svc;
+	hit = match_name(&c, c.sc->name_len);
+	if (hit) {
+		if (svc == BB_SVC_DNS)
+			c.st->dns_hits++;
+		else if (svc == BB_SVC_TLS)
+			c.st->tls_hits++;
+		else
+			c.st->http_hits++;
+	} else if (svc == BB_SVC_HTTP && (c.hdr->flags & BB_HDR_F_URLS)) {
+		return BB_TAIL;
+	}
+	if (svc == BB_SVC_TLS && c.sc->flow_kept) {
+		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c.sc->flow);
+
+		/* a listed split ClientHello: drop its retransmissions too */
+		if (w && hit)
+			w->blocked = 1;
+		else if (w)
+			bpf_map_delete_elem(&flows, &c.sc->flow);
+	}
+	return verdict(&c, hit);
+}
+
+/* The URL program: host suffixes times path prefixes of the request in scratch. */
+static __always_inline int url_core(void)
+{
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+	int hit;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.st || !c.sc)
+		return BB_PASS;
+	if (!open_filter(&c))
+		return verdict(&c, 0);
+	hit = match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
+	if (hit)
+		c.st->url_hits++;
+	return verdict(&c, hit);
+}
+
+/* A tail call that did not happen (no program in the slot): the packet passes. */
+static __always_inline int tail_call_failed(void)
+{
+	__u32 zero = 0;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+
+	if (st)
+		st->passed++;
+	return BB_PASS;
+}
+
+static __always_inline int xdp_action(int v)
+{
+	return v == BB_DROP ? XDP_DROP : XDP_PASS;
+}
+
+/* Declared here, filled below: the programs reference each other through it. */
+struct bb_xdp_jump {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, BB_SVC_QUIC);
+	__uint(key_size, sizeof(__u32));
+	__array(values, int(struct xdp_md *));
+};
+
+extern struct bb_xdp_jump services_xdp SEC(".maps");
+
+SEC("xdp")
+int bloomblock_xdp_url(struct xdp_md *ctx)
+{
+	return xdp_action(url_core());
+}
+
+SEC("xdp")
+int bloomblock_xdp_match(struct xdp_md *ctx)
+{
+	int v = match_core();
+
+	if (v == BB_TAIL) {
+		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);
+		v = tail_call_failed();
+	}
+	return xdp_action(v);
+}
+
+#define BB_XDP_SERVICE(name, svc)						\
+SEC("xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	int v = service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc); \
+										\
+	if (v == BB_TAIL) {							\
+		bpf_tail_call(ctx, &services_xdp, BB_SVC_MATCH);		\
+		v = tail_call_failed();						\
+	}									\
+	return xdp_action(v);							\
+}
+
+BB_XDP_SERVICE(bloomblock_xdp_dns, BB_SVC_DNS)
+BB_XDP_SERVICE(bloomblock_xdp_tls, BB_SVC_TLS)
+BB_XDP_SERVICE(bloomblock_xdp_http, BB_SVC_HTTP)
+
+struct bb_xdp_jump services_xdp SEC(".maps") = {
+	.values = {
+		[BB_SVC_DNS] = (void *)&bloomblock_xdp_dns,
+		[BB_SVC_TLS] = (void *)&bloomblock_xdp_tls,
+		[BB_SVC_HTTP] = (void *)&bloomblock_xdp_http,
+		[BB_SVC_MATCH] = (void *)&bloomblock_xdp_match,
+		[BB_SVC_URL] = (void *)&bloomblock_xdp_url,
+	},
+};
 
 SEC("xdp")
 int bloomblock_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	int svc = BB_SVC_NONE, v;
 
-	return bloomblock_core(data, data_end) ? XDP_DROP : XDP_PASS;
+	v = bloomblock_core(data, data_end, BB_INGRESS, &svc);
+	if (v == BB_TAIL) {
+		bpf_tail_call(ctx, &services_xdp, svc);
+		v = tail_call_failed();
+	}
+	return xdp_action(v);
+}
+
+/* tc: drop, or pass with the configured mark when flagged. */
+static __always_inline int tc_action(struct __sk_buff *skb, int v)
+{
+	__u32 zero = 0, idx = BB_CONFIG_INDEX;
+	const struct bb_config *cfg;
+	void *filter;
+
+	if (v == BB_DROP)
+		return TC_ACT_SHOT;
+	if (v == BB_FLAG) {
+		filter = bpf_map_lookup_elem(&filters, &zero);
+		cfg = filter ? bpf_map_lookup_elem(filter, &idx) : NULL;
+		if (cfg && cfg->mark)
+			skb->mark = cfg->mark;
+	}
+	return TC_ACT_OK;
+}
+
+struct bb_tc_jump {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, BB_SVC_QUIC);
+	__uint(key_size, sizeof(__u32));
+	__array(values, int(struct __sk_buff *));
+};
+
+extern struct bb_tc_jump services_tc SEC(".maps");
+
+SEC("tc")
+int bloomblock_tc_url(struct __sk_buff *skb)
+{
+	return tc_action(skb, url_core());
+}
+
+SEC("tc")
+int bloomblock_tc_match(struct __sk_buff *skb)
+{
+	int v = match_core();
+
+	if (v == BB_TAIL) {
+		bpf_tail_call(skb, &services_tc, BB_SVC_URL);
+		v = tail_call_failed();
+	}
+	return tc_action(skb, v);
+}
+
+#define BB_TC_SERVICE(name, svc)						\
+SEC("tc")									\
+int name(struct __sk_buff *skb)							\
+{										\
+	int v = service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc); \
+										\
+	if (v == BB_TAIL) {							\
+		bpf_tail_call(skb, &services_tc, BB_SVC_MATCH);			\
+		v = tail_call_failed();						\
+	}									\
+	return tc_action(skb, v);						\
+}
+
+BB_TC_SERVICE(bloomblock_tc_dns, BB_SVC_DNS)
+BB_TC_SERVICE(bloomblock_tc_tls, BB_SVC_TLS)
+BB_TC_SERVICE(bloomblock_tc_http, BB_SVC_HTTP)
+
+struct bb_tc_jump services_tc SEC(".maps") = {
+	.values = {
+		[BB_SVC_DNS] = (void *)&bloomblock_tc_dns,
+		[BB_SVC_TLS] = (void *)&bloomblock_tc_tls,
+		[BB_SVC_HTTP] = (void *)&bloomblock_tc_http,
+		[BB_SVC_MATCH] = (void *)&bloomblock_tc_match,
+		[BB_SVC_URL] = (void *)&bloomblock_tc_url,
+	},
+};
+
+/*
+ * tc sees GSO and GRO packets whose payload may not be in the linear part: pull
+ * enough of it for a request's first bytes. Only non-linear packets pay.
+ */
+#define BB_TC_PULL 2048
+
+static __always_inline int tc_run(struct __sk_buff *skb, int dir)
+{
+	int svc = BB_SVC_NONE, v;
+
+	if (skb->data_end - skb->data < skb->len)
+		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
+	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &svc);
+	if (v == BB_TAIL) {
+		bpf_tail_call(skb, &services_tc, svc);
+		v = tail_call_failed();
+	}
+	return tc_action(skb, v);
+}
+
+SEC("tc")
+int bloomblock_tc_ingress(struct __sk_buff *skb)
+{
+	return tc_run(skb, BB_INGRESS);
+}
+
+SEC("tc")
+int bloomblock_tc_egress(struct __sk_buff *skb)
+{
+	return tc_run(skb, BB_EGRESS);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -58,26 +58,31 @@ static __always_inline __u64 bb_xxh_merge(__u64 acc, __u64 val)
 	return acc * BB_XXH_PRIME1 + BB_XXH_PRIME4;
 }
 
-/* XXH64(p, len, seed), len <= BB_KEY_MAX. Bit-for-bit equal to libxxhash's XXH64. */
+/*
+ * XXH64(p, len, seed), len <= BB_KEY_MAX. Bit-for-bit equal to libxxhash's XXH64.
+ * Every offset after a loop is computed from len, never from where the loop
+ * stopped, and each loop counts down a copy (left) rather than comparing with
+ * the count itself: the verifier then learns nothing new of len at an exit, and
+ * walks what follows once, not once per possible exit.
+ */
 static __always_inline __u64 bb_xxh64(const __u8 *p, __u32 len, __u64 seed)
 {
-	__u32 off = 0, i;
+	__u32 stripes = len / 32, words = (len % 32) / 8, bytes = len % 4, off, i, left;
 	__u64 h;
 
-	if (len >= 32) {
+	if (stripes) {
 		__u64 v1 = seed + BB_XXH_PRIME1 + BB_XXH_PRIME2;
 		__u64 v2 = seed + BB_XXH_PRIME2;
 		__u64 v3 = seed;
 		__u64 v4 = seed - BB_XXH_PRIME1;
 
-		for (i = 0; i < BB_KEY_MAX / 32; i++) {
-			if (off + 32 > len)
+		for (i = 0, left = stripes + 1; i < BB_KEY_MAX / 32; i++) {
+			if (--left == 0)
 				break;
-			v1 = bb_xxh_round(v1, bb_read64(p, off));
-			v2 = bb_xxh_round(v2, bb_read64(p, off + 8));
-			v3 = bb_xxh_round(v3, bb_read64(p, off + 16));
-			v4 = bb_xxh_round(v4, bb_read64(p, off + 24));
-			off += 32;
+			v1 = bb_xxh_round(v1, bb_read64(p, i * 32));
+			v2 = bb_xxh_round(v2, bb_read64(p, i * 32 + 8));
+			v3 = bb_xxh_round(v3, bb_read64(p, i * 32 + 16));
+			v4 = bb_xxh_round(v4, bb_read64(p, i * 32 + 24));
 		}
 		h = bb_rotl64(v1, 1) + bb_rotl64(v2, 7) + bb_rotl64(v3, 12) + bb_rotl64(v4, 18);
 		h = bb_xxh_merge(h, v1);
@@ -89,24 +94,24 @@ static __always_inline __u64 bb_xxh64(const __u8 *p, __u32 len, __u64 seed)
 	}
 	h += len;
 
-	for (i = 0; i < 4; i++) {
-		if (off + 8 > len)
+	off = stripes * 32;
+	for (i = 0, left = words + 1; i < 4; i++) {
+		if (--left == 0)
 			break;
-		h ^= bb_xxh_round(0, bb_read64(p, off));
+		h ^= bb_xxh_round(0, bb_read64(p, off + i * 8));
 		h = bb_rotl64(h, 27) * BB_XXH_PRIME1 + BB_XXH_PRIME4;
-		off += 8;
 	}
-	if (off + 4 <= len) {
+	off = stripes * 32 + words * 8;
+	if (len & 4) {
 		h ^= (__u64)bb_read32(p, off) * BB_XXH_PRIME1;
 		h = bb_rotl64(h, 23) * BB_XXH_PRIME2 + BB_XXH_PRIME3;
 		off += 4;
 	}
-	for (i = 0; i < 3; i++) {
-		if (off >= len)
+	for (i = 0, left = bytes + 1; i < 3; i++) {
+		if (--left == 0)
 			break;
-		h ^= p[off & BB_HASH_OFF_MASK] * BB_XXH_PRIME5;
+		h ^= p[(off + i) & BB_HASH_OFF_MASK] * BB_XXH_PRIME5;
 		h = bb_rotl64(h, 11) * BB_XXH_PRIME1;
-		off++;
 	}
 
 	h ^= h >> 33;
@@ -200,26 +205,29 @@ static __always_inline void bb_key_ip4_make(struct bb_key_ip4 *key, const __u8 *
 	__builtin_memcpy(key->addr, &a, 4);
 }
 
+static __always_inline __u64 bb_mask64(__u32 plen)
+{
+	return plen >= 64 ? ~0ULL : plen == 0 ? 0 : ~0ULL << (64 - plen);
+}
+
+/*
+ * Masking by halves, not per byte: a branch per byte on a length the verifier does
+ * not know multiplies the paths it walks by the bytes.
+ */
 static __always_inline void bb_key_ip6_make(struct bb_key_ip6 *key, const __u8 *addr, __u32 plen)
 {
-	__u32 i;
+	__u64 hi, lo;
 
+	__builtin_memcpy(&hi, addr, 8);
+	__builtin_memcpy(&lo, addr + 8, 8);
+	hi = __builtin_bswap64(__builtin_bswap64(hi) & bb_mask64(plen));
+	lo = __builtin_bswap64(__builtin_bswap64(lo) & bb_mask64(plen > 64 ? plen - 64 : 0));
 	key->kind = BB_KEY_IP6;
 	key->plen = plen;
 	key->pad[0] = 0;
 	key->pad[1] = 0;
-	for (i = 0; i < 16; i++) {
-		__u32 bits = i * 8;
-		__u8 mask;
-
-		if (plen >= bits + 8)
-			mask = 0xff;
-		else if (plen <= bits)
-			mask = 0;
-		else
-			mask = (__u8)(0xff << (8 - (plen - bits)));
-		key->addr[i] = addr[i] & mask;
-	}
+	__builtin_memcpy(key->addr, &hi, 8);
+	__builtin_memcpy(key->addr + 8, &lo, 8);
 }
 
 /* The short tables: which element holds an address's bit, and which bit. */

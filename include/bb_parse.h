@@ -7,6 +7,8 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 
 #include "bloomblock.h"
 
@@ -33,11 +35,23 @@
 typedef struct ethhdr bb_ethhdr;
 typedef struct iphdr bb_iphdr;
 typedef struct ipv6hdr bb_ipv6hdr;
+typedef struct tcphdr bb_tcphdr;
+typedef struct udphdr bb_udphdr;
 #else
 typedef struct ethhdr bb_ethhdr __attribute__((aligned(1)));
 typedef struct iphdr bb_iphdr __attribute__((aligned(1)));
 typedef struct ipv6hdr bb_ipv6hdr __attribute__((aligned(1)));
+typedef struct tcphdr bb_tcphdr __attribute__((aligned(1)));
+typedef struct udphdr bb_udphdr __attribute__((aligned(1)));
 #endif
+
+#ifdef __BPF__
+#define bb_ntohl(x) __builtin_bswap32(x)
+#else
+#define bb_ntohl(x) ntohl(x)
+#endif
+
+#define BB_MAX_IPV6_EXT 4	/* extension headers skipped before giving up on L4 */
 
 /* Where the next header starts, and where the packet ends. */
 struct bb_cursor {
@@ -60,6 +74,14 @@ struct bb_packet {
 	__u8 saddr[16];		/* IPv4 in saddr[0..3] */
 	__u8 daddr[16];
 	void *l4;		/* first byte after the IP header */
+	void *l3_end;		/* end of the IP datagram: Ethernet padding excluded */
+	__u8 fragment;		/* a non-first fragment: no L4 header */
+	/* from bb_parse_l4() */
+	__u16 sport, dport;	/* host order */
+	__u32 seq;		/* TCP sequence number, host order */
+	__u8 tcp_flags;
+	void *payload;		/* first byte of the TCP or UDP payload */
+	__u32 payload_len;	/* its length, by the IP header (no Ethernet padding) */
 };
 
 struct bb_vlan_hdr {
@@ -113,6 +135,10 @@ static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *
 	__builtin_memcpy(pkt->saddr, &iph->saddr, 4);
 	__builtin_memcpy(pkt->daddr, &iph->daddr, 4);
 	pkt->l4_proto = iph->protocol;
+	pkt->fragment = (bb_ntohs(iph->frag_off) & 0x1fff) != 0;
+	pkt->l3_end = (void *)iph + bb_ntohs(iph->tot_len);
+	if (pkt->l3_end > c->end || pkt->l3_end < c->pos + hdr_len)
+		pkt->l3_end = c->end;
 	c->pos += hdr_len;
 	pkt->l4 = c->pos;
 	return BB_PARSE_OK;
@@ -131,7 +157,83 @@ static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *
 	pkt->l4_proto = ip6h->nexthdr;
 	c->pos = ip6h + 1;
 	pkt->l4 = c->pos;
+	pkt->l3_end = c->pos + bb_ntohs(ip6h->payload_len);
+	if (pkt->l3_end > c->end)
+		pkt->l3_end = c->end;
 	return BB_PARSE_OK;
+}
+
+/*
+ * Skip IPv6 extension headers (hop-by-hop, routing, destination options, fragment)
+ * up to BB_MAX_IPV6_EXT; the address check never needs this, the name check does.
+ */
+static __always_inline int bb_skip_ipv6_ext(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	int i;
+
+	for (i = 0; i < BB_MAX_IPV6_EXT; i++) {
+		__u8 *h = c->pos;
+
+		if (pkt->l4_proto != IPPROTO_HOPOPTS && pkt->l4_proto != IPPROTO_ROUTING &&
+		    pkt->l4_proto != IPPROTO_DSTOPTS && pkt->l4_proto != IPPROTO_FRAGMENT)
+			return BB_PARSE_OK;
+		if ((void *)(h + 8) > c->end)
+			return BB_PARSE_TRUNCATED;
+		if (pkt->l4_proto == IPPROTO_FRAGMENT) {
+			if (((h[2] << 8 | h[3]) & 0xfff8) != 0)
+				pkt->fragment = 1;
+			c->pos = h + 8;
+		} else {
+			c->pos = h + (h[1] + 1) * 8;
+		}
+		pkt->l4_proto = h[0];
+	}
+	return BB_PARSE_MALFORMED;
+}
+
+/* TCP or UDP ports and payload; anything else, or a non-first fragment, is not L4. */
+static __always_inline int bb_parse_l4(struct bb_cursor *c, struct bb_packet *pkt)
+{
+	int ret;
+
+	if (pkt->l3_proto == ETH_P_IPV6) {
+		ret = bb_skip_ipv6_ext(c, pkt);
+		if (ret != BB_PARSE_OK)
+			return ret;
+	}
+	if (pkt->fragment)
+		return BB_PARSE_NON_IP;
+	if (pkt->l4_proto == IPPROTO_TCP) {
+		bb_tcphdr *th = c->pos;
+		__u32 len;
+
+		if ((void *)(th + 1) > c->end)
+			return BB_PARSE_TRUNCATED;
+		len = th->doff * 4;
+		if (len < sizeof(*th))
+			return BB_PARSE_MALFORMED;
+		if (c->pos + len > c->end)
+			return BB_PARSE_TRUNCATED;
+		pkt->sport = bb_ntohs(th->source);
+		pkt->dport = bb_ntohs(th->dest);
+		pkt->seq = bb_ntohl(th->seq);
+		pkt->tcp_flags = ((__u8 *)th)[13];
+		pkt->payload = c->pos + len;
+		pkt->payload_len = pkt->l3_end > pkt->payload ? pkt->l3_end - pkt->payload : 0;
+		return BB_PARSE_OK;
+	}
+	if (pkt->l4_proto == IPPROTO_UDP) {
+		bb_udphdr *uh = c->pos;
+
+		if ((void *)(uh + 1) > c->end)
+			return BB_PARSE_TRUNCATED;
+		pkt->sport = bb_ntohs(uh->source);
+		pkt->dport = bb_ntohs(uh->dest);
+		pkt->payload = uh + 1;
+		pkt->payload_len = pkt->l3_end > pkt->payload ? pkt->l3_end - pkt->payload : 0;
+		return BB_PARSE_OK;
+	}
+	return BB_PARSE_NON_IP;
 }
 
 /* Ethernet, VLANs, IP: everything the address check needs. */

@@ -14,25 +14,38 @@
  * The filter is one BPF_MAP_TYPE_ARRAY of 64-byte blocks (one cache line each):
  *
  *   element 0                 struct bb_header
- *   elements 1 .. 128         IPv4 short table: an exact bitmap over the first 16
+ *   element 1                 struct bb_config: service ports, mark (read only for
+ *                             TCP/UDP packets to a service port)
+ *   elements 2 .. 129         IPv4 short table: an exact bitmap over the first 16
  *                             address bits; bit b set when every address whose first
  *                             16 bits are b is listed (prefixes /0../16)
- *   elements 129 .. 256       IPv6 short table, the same
- *   elements 257 ..           struct bb_block: the blocked Bloom filter's bits
+ *   elements 130 .. 257       IPv6 short table, the same
+ *   elements 258 ..           struct bb_block: the blocked Bloom filter's bits
  *
  * Header, short tables and bits live in one map, so a reload that swaps the map
  * in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		1
+#define BB_ABI_VERSION		2
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
 #define BB_SHORT_PLEN		16	/* prefixes this short or shorter live in the short tables */
 #define BB_SHORT_BLOCKS		((1U << BB_SHORT_PLEN) / BB_BLOCK_BITS)	/* 128 per family */
-#define BB_SHORT_V4_INDEX	1
+#define BB_CONFIG_INDEX		1
+#define BB_SHORT_V4_INDEX	2
 #define BB_SHORT_V6_INDEX	(BB_SHORT_V4_INDEX + BB_SHORT_BLOCKS)
 #define BB_FIRST_BLOCK		(BB_SHORT_V6_INDEX + BB_SHORT_BLOCKS)
+
+/*
+ * Keep one register for a value the verifier must see bounded: without it clang
+ * may bound-check one copy and index with another it never checked.
+ */
+#ifdef __BPF__
+#define bb_barrier_var(x) asm volatile("" : "+r"(x))
+#else
+#define bb_barrier_var(x) ((void)0)
+#endif
 
 #ifndef BB_MAX_K
 #define BB_MAX_K		16	/* probe bits per key, all inside one block */
@@ -51,6 +64,24 @@ enum bb_header_flags {
 	BB_HDR_F_V6_SHORT	= 1U << 2,	/* the IPv6 short table holds a prefix */
 	BB_HDR_F_NAMES		= 1U << 3,	/* hostnames are present */
 	BB_HDR_F_URLS		= 1U << 4,	/* URLs are present */
+	BB_HDR_F_ADDR_BOTH	= 1U << 5,	/* check source and destination in both directions */
+	BB_HDR_F_BLOCK_QUIC	= 1U << 6,	/* drop QUIC Initials: clients fall back to TCP */
+	BB_HDR_F_SERVICES	= 1U << 7,	/* element 1 holds ports: screen DNS, TLS, HTTP */
+};
+
+#define BB_MAX_PORTS		4	/* per service */
+
+/*
+ * Element 1. Which destination ports carry DNS queries, TLS ClientHellos and
+ * HTTP requests (host byte order, 0 = unused), and the mark tc sets in flag mode.
+ */
+struct bb_config {
+	__u16 dns_ports[BB_MAX_PORTS];
+	__u16 tls_ports[BB_MAX_PORTS];
+	__u16 http_ports[BB_MAX_PORTS];
+	__u16 quic_ports[BB_MAX_PORTS];
+	__u32 mark;		/* skb->mark for flagged packets at tc; 0: leave it */
+	__u32 pad[7];
 };
 
 /* Element 0. Every field a lookup needs, in one cache line. */
@@ -70,7 +101,7 @@ struct bb_header {
 	__u8 pad[6];
 };
 
-/* Elements 2... One key sets k bits of one block. */
+/* Bloom filter elements: one key sets k bits of one block. */
 struct bb_block {
 	__u64 words[BB_BLOCK_BITS / 64];
 };
@@ -89,6 +120,19 @@ enum bb_key_kind {
 	BB_KEY_URL		= 5,	/* host "/" path prefix */
 	BB_KEY_KIND_MAX,
 };
+
+/*
+ * Names in packets are matched by probing the name itself (BB_KEY_NAME) and then
+ * its parents (BB_KEY_NAME_PARENT) from the shortest: two labels, three, ... up to
+ * BB_NAME_MAX_PARENT_LABELS labels. A listed name of up to that many labels so
+ * matches every subdomain however deep; a longer listed name matches itself only.
+ * URLs: the exact host and up to BB_URL_MAX_HOST_SUFFIXES - 1 parents of at least two
+ * labels (the last five labels first), times the path with query, without it, and
+ * up to BB_URL_MAX_PATH_PREFIXES - 2 prefixes ending in '/', as Safe Browsing does.
+ */
+#define BB_NAME_MAX_PARENT_LABELS	10
+#define BB_URL_MAX_HOST_SUFFIXES	5
+#define BB_URL_MAX_PATH_PREFIXES	6
 
 struct bb_key_ip4 {
 	__u8 kind;		/* BB_KEY_IP4 */
@@ -127,7 +171,23 @@ struct bb_key_ip6 {
 	X(ip6_hits,	"IPv6 source listed (maybe)")				\
 	X(dropped,	"hits dropped (drop mode)")				\
 	X(flagged,	"hits passed and counted (flag mode)")			\
-	X(passed,	"packets not dropped")
+	X(passed,	"packets not dropped")					\
+	X(dns_queries,	"DNS queries seen (to a DNS port, QR=0)")		\
+	X(dns_hits,	"DNS query names listed (maybe)")			\
+	X(dns_unparsed,	"DNS queries whose name could not be read")		\
+	X(tls_hellos,	"TLS ClientHellos seen")				\
+	X(tls_split,	"ClientHellos read across more than one segment")	\
+	X(tls_hits,	"ClientHello SNIs listed (maybe)")			\
+	X(tls_no_sni,	"ClientHellos without SNI")				\
+	X(tls_ech,	"ClientHellos with Encrypted ClientHello (outer SNI read)") \
+	X(tls_unparsed,	"ClientHellos not read: malformed, out of order, too long") \
+	X(http_requests, "HTTP/1.x requests seen")				\
+	X(http_hits,	"HTTP Host names listed (maybe)")			\
+	X(url_hits,	"HTTP URLs listed (maybe)")				\
+	X(http_unparsed, "HTTP requests whose Host could not be read")		\
+	X(quic_initials, "QUIC Initial packets seen (SNI encrypted)")		\
+	X(quic_dropped,	"QUIC Initials dropped (--block-quic)")			\
+	X(ip_dst_hits,	"destination address listed (maybe)")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -140,7 +200,13 @@ struct bb_stats {
 #define BB_PIN_FILTERS		"filters"	/* outer ARRAY_OF_MAPS, one slot */
 #define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
 #define BB_PIN_PROG_XDP		"prog_xdp"
+#define BB_PIN_PROG_TC_INGRESS	"prog_tc_ingress"
+#define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
+/* The tail-call tables: pinned, or the kernel empties them when the loader exits. */
+#define BB_PIN_SERVICES_XDP	"services_xdp"
+#define BB_PIN_SERVICES_TC	"services_tc"
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
+#define BB_TC_PRIORITY		0xb10c	/* tc filter priority; the handle comes from the pin dir */
 
 /* Name of the maps and programs in the BPF object, as bpftool shows them. */
 #define BB_MAP_FILTERS		"filters"
@@ -148,6 +214,7 @@ struct bb_stats {
 
 #ifndef __BPF__
 _Static_assert(sizeof(struct bb_header) == BB_BLOCK_BYTES, "header is one block");
+_Static_assert(sizeof(struct bb_config) == BB_BLOCK_BYTES, "config is one block");
 _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cache line");
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");

@@ -10,7 +10,7 @@ packages=(
 	libjansson-dev libidn2-dev bpftool
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
-	jq util-linux
+	jq util-linux dnsmasq-base busybox
 )
 
 if [ "$(id -u)" -ne 0 ]; then

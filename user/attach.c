@@ -21,6 +21,66 @@ static int link_pin_path(char *buf, size_t size, const char *pin_dir, const char
 	return bb_pin_path(buf, size, pin_dir, name);
 }
 
+const char *bb_hook_name(enum bb_hook hook)
+{
+	static const char *const names[] = { "xdp", "tc-ingress", "tc-egress" };
+
+	return hook < BB_HOOK_MAX ? names[hook] : "unknown";
+}
+
+/* FNV-1a of the pin dir: the tc filter handle of this instance, never 0. */
+static __u32 tc_handle(const char *pin_dir)
+{
+	__u32 h = 2166136261U;
+
+	for (; *pin_dir; pin_dir++)
+		h = (h ^ (__u8)*pin_dir) * 16777619U;
+	return h % 0xfffeU + 1;
+}
+
+int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(inst->pin_dir),
+		    .priority = BB_TC_PRIORITY,
+		    .prog_fd = egress ? inst->tc_egress_fd : inst->tc_ingress_fd);
+	int err;
+
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST) {
+		pr_err("cannot add the clsact qdisc: %s\n", strerror(-err));
+		return err;
+	}
+	err = bpf_tc_attach(&hook, &opts);
+	if (err)
+		pr_err("cannot attach to tc %s: %s\n", egress ? "egress" : "ingress",
+		       strerror(-err));
+	return err;
+}
+
+__u32 bb_tc_attached(const char *pin_dir, int ifindex, int egress)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir), .priority = BB_TC_PRIORITY);
+
+	if (bpf_tc_query(&hook, &opts))
+		return 0;
+	return opts.prog_id;
+}
+
+int bb_tc_detach(const char *pin_dir, int ifindex, int egress)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir), .priority = BB_TC_PRIORITY);
+
+	if (!bb_tc_attached(pin_dir, ifindex, egress))
+		return -ENOENT;
+	return bpf_tc_detach(&hook, &opts);
+}
+
 const char *bb_xdp_mode_name(enum bb_xdp_mode mode)
 {
 	switch (mode) {
@@ -139,6 +199,7 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix))
 			continue;
 		memset(a, 0, sizeof(*a));
+		a->hook = BB_HOOK_XDP;
 		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + prefix);
 		if (bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
 			continue;
@@ -155,5 +216,27 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 		count++;
 	}
 	closedir(dir);
+
+	/* tc filters: asked of every interface of this network namespace */
+	struct if_nameindex *ifs = if_nameindex(), *i;
+
+	for (i = ifs; i && i->if_index && count < max; i++) {
+		int egress;
+
+		for (egress = 0; egress < 2 && count < max; egress++) {
+			__u32 prog_id = bb_tc_attached(pin_dir, (int)i->if_index, egress);
+
+			if (!prog_id)
+				continue;
+			memset(&out[count], 0, sizeof(out[count]));
+			out[count].hook = egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS;
+			snprintf(out[count].ifname, sizeof(out[count].ifname), "%s", i->if_name);
+			out[count].ifindex = (int)i->if_index;
+			out[count].prog_id = prog_id;
+			count++;
+		}
+	}
+	if (ifs)
+		if_freenameindex(ifs);
 	return count;
 }

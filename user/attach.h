@@ -13,8 +13,19 @@ enum bb_xdp_mode {
 	BB_XDP_GENERIC,
 };
 
+/* Where a program runs. */
+enum bb_hook {
+	BB_HOOK_XDP,
+	BB_HOOK_TC_INGRESS,
+	BB_HOOK_TC_EGRESS,
+	BB_HOOK_MAX,
+};
+
+const char *bb_hook_name(enum bb_hook hook);	/* "xdp", "tc-ingress", "tc-egress" */
+
 struct bb_attachment {
-	char ifname[32];	/* from the pin name */
+	enum bb_hook hook;
+	char ifname[32];	/* XDP: from the pin name */
 	int ifindex;		/* 0 when the interface is gone */
 	__u32 link_id;
 	__u32 prog_id;
@@ -32,7 +43,18 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	      enum bb_xdp_mode mode, enum bb_xdp_mode *used);
 /* Detach ifname and remove its link pin. -ENOENT when it was not attached. */
 int bb_detach(const char *pin_dir, const char *ifname);
-/* The instance's attachments; returns their count or -errno. */
+
+/*
+ * tc: a cls_bpf filter in the clsact qdisc (created when missing), with a handle
+ * derived from the pin dir so that instances never touch each other's filters.
+ * Filters are netlink objects, not links: they stay until detached.
+ */
+int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress);
+/* The program id our filter runs on ifindex's hook, 0 when there is none. */
+__u32 bb_tc_attached(const char *pin_dir, int ifindex, int egress);
+int bb_tc_detach(const char *pin_dir, int ifindex, int egress);
+
+/* The instance's attachments, XDP and tc; returns their count or -errno. */
 int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max);
 
 #endif /* BB_ATTACH_H */

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,9 +33,22 @@ static void load_usage(FILE *out)
 		"                          a reload without --mode keeps the live mode\n"
 		"      --fp P              target false-positive rate per key (default 0.001)\n"
 		"      --strict            any rejected line is fatal\n"
+		"      --hook HOOK         where to attach on each -i: xdp (default: ingress),\n"
+		"                          tc-ingress, tc-egress (a client or gateway screening\n"
+		"                          what it sends); repeatable\n"
 		"      --xdp-mode MODE     auto (default: native, else generic), native, generic\n"
+		"      --addr WHICH        peer (default: the source at ingress, the destination\n"
+		"                          at egress) or both\n"
+		"      --dns-ports LIST    UDP ports of DNS queries to screen (default 53)\n"
+		"      --tls-ports LIST    TCP ports of TLS ClientHellos (default 443)\n"
+		"      --http-ports LIST   TCP ports of HTTP/1.x requests (default 80,8080)\n"
+		"      --quic-ports LIST   UDP ports of QUIC Initials, counted (default 443)\n"
+		"      --block-quic        drop QUIC Initials, so clients fall back to TCP+TLS\n"
+		"      --mark N            in flag mode at tc, set this skb mark on hits\n"
 		"  -v, --verbose           report every rejected line (default: the first 20 a file)\n"
-		"      --seed N            hash seed (default: random), for reproducible filters\n");
+		"      --seed N            hash seed (default: random), for reproducible filters\n"
+		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
+		"unless given.\n");
 }
 
 static int parse_mode(const char *s, __u32 *flags)
@@ -46,6 +60,24 @@ static int parse_mode(const char *s, __u32 *flags)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+/* "53", "80,8080": at most BB_MAX_PORTS ports, 1..65535. */
+static int parse_ports(const char *s, __u16 *ports)
+{
+	char *end;
+	int n = 0;
+
+	memset(ports, 0, BB_MAX_PORTS * sizeof(*ports));
+	while (*s) {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v < 1 || v > 65535 || n == BB_MAX_PORTS || (*end && *end != ','))
+			return -EINVAL;
+		ports[n++] = (__u16)v;
+		s = *end ? end + 1 : end;
+	}
+	return n ? 0 : -EINVAL;
 }
 
 static double elapsed(const struct timespec *since)
@@ -107,7 +139,7 @@ static void print_plens(const char *family, const struct bb_plen_plan *p)
 		pr_info(" /%u", p->plens[i]);
 	pr_info(" (at most %u Bloom lookup%s per packet)", p->n_plens, p->n_plens == 1 ? "" : "s");
 	if (p->short_prefixes)
-		pr_info(", %llu prefixes /8 or shorter in the exact short table",
+		pr_info(", %llu prefixes /16 or shorter in the exact short table",
 			(unsigned long long)p->short_prefixes);
 	pr_info("\n");
 }
@@ -122,9 +154,20 @@ int cmd_load(int argc, char **argv)
 		{ "xdp-mode", required_argument, NULL, 'x' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "hook", required_argument, NULL, 'H' },
+		{ "addr", required_argument, NULL, 'A' },
+		{ "dns-ports", required_argument, NULL, 'D' },
+		{ "tls-ports", required_argument, NULL, 'T' },
+		{ "http-ports", required_argument, NULL, 'W' },
+		{ "quic-ports", required_argument, NULL, 'Q' },
+		{ "block-quic", no_argument, NULL, 'B' },
+		{ "mark", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	bool hooks[BB_HOOK_MAX] = { false }, any_hook = false, given[BB_MAX_PORTS + 8] = { false };
+	struct bb_config cfg;
+	__u32 extra_flags = 0;
 	const char *ifnames[MAX_IFACES];
 	int ifindexes[MAX_IFACES], n_ifaces = 0, opt, i, err, ret = BB_EXIT_ERROR;
 	struct bb_filter_opts fopts = { .fpr = BB_FPR_DEFAULT };
@@ -134,7 +177,7 @@ int cmd_load(int argc, char **argv)
 	struct bb_filter filter = { 0 };
 	struct bb_list list;
 	bool strict = false, mode_given = false, created = false;
-	bool attached_now[MAX_IFACES] = { false };
+	bool attached_now[MAX_IFACES] = { false }, tc_attached_now[MAX_IFACES][2] = { { false } };
 	struct timespec t0;
 	double t_parse, t_build, t_push;
 	json_t *files_json = NULL;
@@ -181,6 +224,60 @@ int cmd_load(int argc, char **argv)
 		case 'S':
 			fopts.seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'H':
+			if (!strcmp(optarg, "xdp"))
+				hooks[BB_HOOK_XDP] = true;
+			else if (!strcmp(optarg, "tc-ingress"))
+				hooks[BB_HOOK_TC_INGRESS] = true;
+			else if (!strcmp(optarg, "tc-egress"))
+				hooks[BB_HOOK_TC_EGRESS] = true;
+			else {
+				pr_err("--hook is xdp, tc-ingress or tc-egress, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			any_hook = true;
+			break;
+		case 'A':
+			if (!strcmp(optarg, "both"))
+				extra_flags |= BB_HDR_F_ADDR_BOTH;
+			else if (strcmp(optarg, "peer")) {
+				pr_err("--addr is peer or both, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			given[0] = true;
+			break;
+		case 'D':
+		case 'T':
+		case 'W':
+		case 'Q': {
+			__u16 *ports = opt == 'D' ? fopts.config.dns_ports : opt == 'T' ?
+				       fopts.config.tls_ports : opt == 'W' ?
+				       fopts.config.http_ports : fopts.config.quic_ports;
+
+			if (parse_ports(optarg, ports)) {
+				pr_err("ports are a comma-separated list of at most %d ports "
+				       "1-65535, not '%s'\n", BB_MAX_PORTS, optarg);
+				return BB_EXIT_USAGE;
+			}
+			given[opt == 'D' ? 1 : opt == 'T' ? 2 : opt == 'W' ? 3 : 4] = true;
+			break;
+		}
+		case 'B':
+			extra_flags |= BB_HDR_F_BLOCK_QUIC;
+			given[5] = true;
+			break;
+		case 'M': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 0);
+
+			if (*end || end == optarg || v > 0xffffffffUL) {
+				pr_err("--mark wants a 32-bit number, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			fopts.config.mark = (__u32)v;
+			given[6] = true;
+			break;
+		}
 		case 'h':
 			load_usage(stdout);
 			return BB_EXIT_OK;
@@ -196,6 +293,8 @@ int cmd_load(int argc, char **argv)
 	}
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_ERROR;
+	if (!any_hook)
+		hooks[BB_HOOK_XDP] = true;
 	for (i = 0; i < n_ifaces; i++)
 		if (bb_require_ifindex(ifnames[i], &ifindexes[i]))
 			return BB_EXIT_ERROR;
@@ -249,16 +348,38 @@ int cmd_load(int argc, char **argv)
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		goto cleanup;
 	}
-	if (!mode_given && !created) {
+	/* What was not given keeps its live value on a reload; else the defaults. */
+	bb_config_defaults(&cfg);
+	if (!created) {
 		struct bb_image live;
 
 		if (bb_image_open(&inst, &live) == 0) {
-			fopts.flags = ((const struct bb_header *)live.blocks)->flags & BB_HDR_F_DROP;
+			const struct bb_header *hdr = (const void *)live.blocks;
+
+			if (!mode_given)
+				fopts.flags = hdr->flags & BB_HDR_F_DROP;
+			if (!given[0])
+				extra_flags |= hdr->flags & BB_HDR_F_ADDR_BOTH;
+			if (!given[5])
+				extra_flags |= hdr->flags & BB_HDR_F_BLOCK_QUIC;
+			memcpy(&cfg, &live.blocks[BB_CONFIG_INDEX], sizeof(cfg));
 			bb_image_close(&live);
 		}
 	} else if (!mode_given) {
 		fopts.flags = BB_HDR_F_DROP;
 	}
+	fopts.flags |= extra_flags;
+	if (given[1])
+		memcpy(cfg.dns_ports, fopts.config.dns_ports, sizeof(cfg.dns_ports));
+	if (given[2])
+		memcpy(cfg.tls_ports, fopts.config.tls_ports, sizeof(cfg.tls_ports));
+	if (given[3])
+		memcpy(cfg.http_ports, fopts.config.http_ports, sizeof(cfg.http_ports));
+	if (given[4])
+		memcpy(cfg.quic_ports, fopts.config.quic_ports, sizeof(cfg.quic_ports));
+	if (given[6])
+		cfg.mark = fopts.config.mark;
+	fopts.config = cfg;
 
 	/* 3. Build. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -287,6 +408,20 @@ int cmd_load(int argc, char **argv)
 			goto rollback;
 	}
 	for (i = 0; i < n_ifaces; i++) {
+		int egress;
+
+		for (egress = 0; egress < 2; egress++) {
+			if (!hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS] ||
+			    bb_tc_attached(bb_opts.pin_dir, ifindexes[i], egress))
+				continue;
+			err = bb_tc_attach(&inst, ifindexes[i], egress);
+			if (err)
+				goto rollback;
+			tc_attached_now[i][egress] = true;
+			pr_info("%s: attached (tc %s)\n", ifnames[i], egress ? "egress" : "ingress");
+		}
+		if (!hooks[BB_HOOK_XDP])
+			continue;
 		if (bb_attached(bb_opts.pin_dir, ifnames[i])) {
 			enum bb_xdp_mode now = bb_xdp_mode_of(ifindexes[i]);
 
@@ -338,9 +473,14 @@ int cmd_load(int argc, char **argv)
 	goto cleanup;
 
 rollback:
-	for (i = 0; i < n_ifaces; i++)
+	for (i = 0; i < n_ifaces; i++) {
 		if (attached_now[i])
 			bb_detach(bb_opts.pin_dir, ifnames[i]);
+		if (tc_attached_now[i][0])
+			bb_tc_detach(bb_opts.pin_dir, ifindexes[i], 0);
+		if (tc_attached_now[i][1])
+			bb_tc_detach(bb_opts.pin_dir, ifindexes[i], 1);
+	}
 	if (created) {
 		bb_instance_close(&inst);
 		bb_instance_remove(bb_opts.pin_dir);
@@ -415,12 +555,25 @@ int cmd_unload(int argc, char **argv)
 	}
 	if (all) {
 		n = bb_attachments(bb_opts.pin_dir, att, 64);
-		for (i = 0; i < n; i++)
-			bb_detach(bb_opts.pin_dir, att[i].ifname);
+		for (i = 0; i < n; i++) {
+			if (att[i].hook == BB_HOOK_XDP)
+				bb_detach(bb_opts.pin_dir, att[i].ifname);
+			else
+				bb_tc_detach(bb_opts.pin_dir, att[i].ifindex,
+					     att[i].hook == BB_HOOK_TC_EGRESS);
+		}
 	}
 	for (i = 0; i < n_ifaces; i++) {
+		int ifindex = (int)if_nametoindex(ifnames[i]), tc_gone = 0;
+
+		if (ifindex) {
+			tc_gone += !bb_tc_detach(bb_opts.pin_dir, ifindex, 0);
+			tc_gone += !bb_tc_detach(bb_opts.pin_dir, ifindex, 1);
+		}
 		err = bb_detach(bb_opts.pin_dir, ifnames[i]);
-		if (err == -ENOENT) {
+		if (err == -ENOENT && tc_gone) {
+			pr_info("%s: detached\n", ifnames[i]);
+		} else if (err == -ENOENT) {
 			pr_err("%s: bloomblock is not attached there (bloomblock status)\n",
 			       ifnames[i]);
 			ret = BB_EXIT_ERROR;

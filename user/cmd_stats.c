@@ -160,9 +160,11 @@ int cmd_status(int argc, char **argv)
 		json_t *ifaces = json_array();
 
 		for (i = 0; i < n; i++)
-			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:I, s:I}",
+			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I}",
 				"ifname", att[i].ifname, "ifindex", att[i].ifindex,
-				"xdp_mode", bb_xdp_mode_name(att[i].mode),
+				"hook", bb_hook_name(att[i].hook),
+				"xdp_mode", att[i].hook == BB_HOOK_XDP ?
+					    bb_xdp_mode_name(att[i].mode) : "none",
 				"link_id", (json_int_t)att[i].link_id,
 				"prog_id", (json_int_t)att[i].prog_id));
 		bb_json_print(json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
@@ -180,8 +182,11 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("pin dir      %s\n", bb_opts.pin_dir);
 	for (i = 0; i < n; i++)
-		printf("interface    %s (ifindex %d, %s XDP, link %u, prog %u)%s\n", att[i].ifname,
-		       att[i].ifindex, bb_xdp_mode_name(att[i].mode), att[i].link_id, att[i].prog_id,
+		printf("interface    %s (ifindex %d, %s%s%s, link %u, prog %u)%s\n", att[i].ifname,
+		       att[i].ifindex, bb_hook_name(att[i].hook),
+		       att[i].hook == BB_HOOK_XDP ? " " : "",
+		       att[i].hook == BB_HOOK_XDP ? bb_xdp_mode_name(att[i].mode) : "",
+		       att[i].link_id, att[i].prog_id,
 		       att[i].ifindex ? "" : " - interface gone, link is dead");
 	if (n <= 0)
 		printf("interface    none\n");

@@ -120,6 +120,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	if (level != LIBBPF_WARN && !bb_opts.debug)
 		return 0;
+	/* netlink's answers to tc queries of interfaces without our filter: expected */
+	if (!bb_opts.debug && !strncmp(fmt, "Kernel error message:", 21))
+		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 

@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "bb_hash.h"
+#include "bb_names.h"
 #include "filter.h"
 
 /*
@@ -482,6 +483,16 @@ static int set_all_bits(struct bb_filter *filter, const __u64 *hashes, size_t n,
 	return 0;
 }
 
+void bb_config_defaults(struct bb_config *config)
+{
+	memset(config, 0, sizeof(*config));
+	config->dns_ports[0] = 53;
+	config->tls_ports[0] = 443;
+	config->http_ports[0] = 80;
+	config->http_ports[1] = 8080;
+	config->quic_ports[0] = 443;
+}
+
 int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		    const struct bb_filter_opts *opts)
 {
@@ -514,6 +525,10 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		return err;
 
 	filter->hdr.flags = opts->flags;
+	filter->config = opts->config;
+	if (!filter->config.dns_ports[0] && !filter->config.tls_ports[0] &&
+	    !filter->config.http_ports[0] && !filter->config.quic_ports[0])
+		bb_config_defaults(&filter->config);
 	for (i = 0; i < list->n; i++) {
 		err = add_entry(filter, &hv, &list->entries[i], seed);
 		if (err)
@@ -540,6 +555,9 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	memcpy(filter->hdr.v6_plens, filter->v6.plens, BB_MAX_PLENS);
 	filter->hdr.n_v4_plens = filter->v4.n_plens;
 	filter->hdr.n_v6_plens = filter->v6.n_plens;
+	/* service ports matter only when there are names to find or QUIC to drop */
+	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
+		filter->hdr.flags |= BB_HDR_F_SERVICES;
 	err = set_all_bits(filter, hv.v, unique, threads);
 cleanup:
 	free(hv.v);
@@ -558,6 +576,7 @@ void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 {
 	/* bits first, header last: a reader that checks the magic sees a whole image */
 	memcpy(&dst[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	memcpy(&dst[BB_CONFIG_INDEX], &filter->config, BB_BLOCK_BYTES);
 	memcpy(&dst[BB_SHORT_V4_INDEX], filter->short_v4, sizeof(filter->short_v4));
 	memcpy(&dst[BB_SHORT_V6_INDEX], filter->short_v6, sizeof(filter->short_v6));
 	memcpy(&dst[BB_HEADER_INDEX], &filter->hdr, BB_BLOCK_BYTES);
@@ -683,68 +702,86 @@ static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool 
 	return 1;
 }
 
-static int match_name(const struct bb_block *image, const char *name, bool subdomains_only)
+/* A key at key[start], len bytes: the BPF side's key_hit(). */
+static int image_key_hit(const struct bb_block *image, const __u8 *key, __u32 start, __u32 len)
 {
-	__u8 key[BB_KEY_MAX];
-	const char *s = name;
+	return bb_image_match_key(image, key + start, len);
+}
 
-	if (!subdomains_only && bb_image_match_key(image, key,
-						   bb_key_text(key, BB_KEY_NAME, name, strlen(name))))
+/*
+ * key[1 .. len] as the kernel matches a name from a packet: the name, then the
+ * parents bb_name_parents() picks. With subdomains_only (a "*.name" query), the
+ * name itself is probed as a parent: is every subdomain of it listed?
+ */
+static int match_name_key(const struct bb_block *image, __u8 *key, __u32 len, bool subdomains_only)
+{
+	__u32 dots[16], n, i;
+
+	key[0] = subdomains_only ? BB_KEY_NAME_PARENT : BB_KEY_NAME;
+	if (image_key_hit(image, key, 0, 1 + len))
 		return 1;
-	if (subdomains_only && bb_image_match_key(image, key,
-						  bb_key_text(key, BB_KEY_NAME_PARENT, name,
-							      strlen(name))))
-		return 1;
-	while ((s = strchr(s, '.'))) {
-		s++;
-		if (bb_image_match_key(image, key, bb_key_text(key, BB_KEY_NAME_PARENT, s, strlen(s))))
+	n = bb_name_parents(key, len, dots, BB_NAME_MAX_PARENT_LABELS - 1,
+			    BB_NAME_MAX_PARENT_LABELS);
+	for (i = 0; i < n; i++) {
+		int hit;
+
+		key[dots[i]] = BB_KEY_NAME_PARENT;
+		hit = image_key_hit(image, key, dots[i], 1 + len - dots[i]);
+		key[dots[i]] = '.';
+		if (hit)
 			return 1;
 	}
 	return 0;
 }
 
-/* A URL "host/path": listed when its host is, or when host suffix + path prefix is. */
+static int match_name(const struct bb_block *image, const char *name, bool subdomains_only)
+{
+	__u8 key[BB_KEYBUF_BYTES] = { 0 };
+	size_t len = strlen(name);
+
+	if (len > BB_NAME_MAX)
+		return 0;
+	memcpy(key + 1, name, len);
+	return match_name_key(image, key, len, subdomains_only);
+}
+
+/* A URL "host/path" as the kernel matches an HTTP request for it. */
 static int match_url(const struct bb_block *image, const char *url)
 {
-	const char *slash = strchr(url, '/'), *host_end, *s;
-	char buf[BB_KEY_MAX + 1], host[BB_KEY_MAX];
-	__u8 key[BB_KEY_MAX];
-	size_t host_len;
+	const char *slash = strchr(url, '/');
+	__u8 key[BB_KEYBUF_BYTES] = { 0 };
+	__u32 hlen, plen, starts[16], paths[8], n_hosts, n_paths, i, j;
+	int full = 1;
 
 	if (!slash)
 		return match_name(image, url, false);
-	host_len = slash - url;
-	if (host_len >= sizeof(host))
+	hlen = slash - url;
+	plen = strlen(slash);
+	if (hlen > BB_NAME_MAX)
 		return 0;
-	memcpy(host, url, host_len);
-	host[host_len] = 0;
-	if (match_name(image, host, false))
+	if (1 + hlen + plen > BB_KEY_MAX) {
+		plen = BB_KEY_MAX - 1 - hlen;
+		full = 0;
+	}
+	memcpy(key + 1, url, hlen);
+	memcpy(key + 1 + hlen, slash, plen);
+	if (match_name_key(image, key, hlen, false))
 		return 1;
-	host_end = host + host_len;
-	for (s = host; s; s = strchr(s, '.') ? strchr(s, '.') + 1 : NULL) {
-		size_t suffix_len = host_end - s;
-		const char *p;
+	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
+	starts[0] = 0;
+	n_hosts = 1 + bb_name_parents(key, hlen, starts + 1, BB_URL_MAX_HOST_SUFFIXES - 1,
+				      BB_URL_MAX_HOST_SUFFIXES);
+	for (i = 0; i < n_hosts; i++) {
+		__u32 d = starts[i];
+		__u8 saved = key[d];
+		int hit = 0;
 
-		/* Path prefixes ending at each '/', and the whole path with and without query. */
-		for (p = slash; p; p = strchr(p + 1, '/')) {
-			size_t plen = p + 1 - slash;
-
-			if (suffix_len + plen >= sizeof(buf))
-				break;
-			snprintf(buf, sizeof(buf), "%.*s%.*s", (int)suffix_len, s, (int)plen, slash);
-			if (bb_image_match_key(image, key,
-					       bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
-				return 1;
-		}
-		snprintf(buf, sizeof(buf), "%.*s%s", (int)suffix_len, s, slash);
-		if (bb_image_match_key(image, key, bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
+		key[d] = BB_KEY_URL;
+		for (j = 0; j < n_paths && !hit; j++)
+			hit = image_key_hit(image, key, d, 1 + hlen - d + paths[j]);
+		key[d] = saved;
+		if (hit)
 			return 1;
-		if (strchr(buf, '?')) {
-			*strchr(buf, '?') = 0;
-			if (bb_image_match_key(image, key,
-					       bb_key_text(key, BB_KEY_URL, buf, strlen(buf))))
-				return 1;
-		}
 	}
 	return 0;
 }

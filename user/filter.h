@@ -53,6 +53,7 @@ int bb_plen_plan_make(const __u64 *counts, unsigned int width, struct bb_plen_pl
 
 struct bb_filter {
 	struct bb_header hdr;
+	struct bb_config config;
 	struct bb_block short_v4[BB_SHORT_BLOCKS];	/* exact tables, prefixes /0../16 */
 	struct bb_block short_v6[BB_SHORT_BLOCKS];
 	struct bb_block *blocks;	/* hdr.nblocks */
@@ -66,7 +67,11 @@ struct bb_filter_opts {
 	__u64 seed;		/* 0: random */
 	__u32 flags;		/* header flags to set, e.g. BB_HDR_F_DROP */
 	unsigned int threads;	/* 0: one per online CPU */
+	struct bb_config config;	/* ports and mark; all-zero ports: the defaults */
 };
+
+/* DNS 53, TLS 443, HTTP 80 and 8080, QUIC 443. */
+void bb_config_defaults(struct bb_config *config);
 
 /* Build a filter from parsed entries. Returns 0 or -errno (-E2BIG: too large). */
 int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
@@ -90,7 +95,11 @@ void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4]);
 int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16]);
 int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len);
-/* Match an entry as `check` asks: an address or prefix, a name (with its parents), a URL. */
+/*
+ * Match an entry as `check` asks: an address or prefix; a name with the parents the
+ * kernel probes; a URL as an HTTP request for it (host, then host suffixes times
+ * path prefixes). The same enumerations as the BPF side (include/bb_names.h).
+ */
 int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry);
 
 /* Key encodings of names and URLs: kind tag then text. Returns the key length. */

@@ -38,6 +38,7 @@ static void instance_reset(struct bb_instance *inst, const char *pin_dir)
 	memset(inst, 0, sizeof(*inst));
 	snprintf(inst->pin_dir, sizeof(inst->pin_dir), "%s", pin_dir);
 	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
+	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
 }
 
 int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
@@ -56,8 +57,12 @@ int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
 		goto cleanup;
 	}
 	inst->prog_fd = open_pin(pin_dir, BB_PIN_PROG_XDP);
-	if (inst->prog_fd < 0) {
-		err = inst->prog_fd;
+	inst->tc_ingress_fd = open_pin(pin_dir, BB_PIN_PROG_TC_INGRESS);
+	inst->tc_egress_fd = open_pin(pin_dir, BB_PIN_PROG_TC_EGRESS);
+	if (inst->prog_fd < 0 || inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0) {
+		/* an instance pinned by an older bloomblock, or half removed */
+		err = inst->prog_fd < 0 ? inst->prog_fd : inst->tc_ingress_fd < 0 ?
+		      inst->tc_ingress_fd : inst->tc_egress_fd;
 		goto cleanup;
 	}
 	return 0;
@@ -88,6 +93,11 @@ int bb_instance_create(const char *pin_dir, struct bb_instance *inst)
 	err = err ?: bpf_map__set_pin_path(skel->maps.filters, path);
 	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_STATS);
 	err = err ?: bpf_map__set_pin_path(skel->maps.stats, path);
+	/* pinned, or the kernel empties the tail-call tables when we exit */
+	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_SERVICES_XDP);
+	err = err ?: bpf_map__set_pin_path(skel->maps.services_xdp, path);
+	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_SERVICES_TC);
+	err = err ?: bpf_map__set_pin_path(skel->maps.services_tc, path);
 	if (err)
 		goto cleanup;
 	err = bloomblock__load(skel);
@@ -98,14 +108,21 @@ int bb_instance_create(const char *pin_dir, struct bb_instance *inst)
 	}
 	err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
 	err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
+	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_INGRESS);
+	err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_ingress, path);
+	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_EGRESS);
+	err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_egress, path);
 	if (err) {
-		pr_err("cannot pin the program at %s: %s\n", path, strerror(-err));
+		pr_err("cannot pin the programs in %s: %s\n", pin_dir, strerror(-err));
 		goto cleanup;
 	}
 	inst->filters_fd = dup(bpf_map__fd(skel->maps.filters));
 	inst->stats_fd = dup(bpf_map__fd(skel->maps.stats));
 	inst->prog_fd = dup(bpf_program__fd(skel->progs.bloomblock_xdp));
-	if (inst->filters_fd < 0 || inst->stats_fd < 0 || inst->prog_fd < 0)
+	inst->tc_ingress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_ingress));
+	inst->tc_egress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_egress));
+	if (inst->filters_fd < 0 || inst->stats_fd < 0 || inst->prog_fd < 0 ||
+	    inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0)
 		err = -errno;
 cleanup:
 	bloomblock__destroy(skel);
@@ -124,7 +141,12 @@ void bb_instance_close(struct bb_instance *inst)
 		close(inst->stats_fd);
 	if (inst->prog_fd >= 0)
 		close(inst->prog_fd);
+	if (inst->tc_ingress_fd >= 0)
+		close(inst->tc_ingress_fd);
+	if (inst->tc_egress_fd >= 0)
+		close(inst->tc_egress_fd);
 	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
+	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
 }
 
 int bb_instance_remove(const char *pin_dir)

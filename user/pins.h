@@ -14,6 +14,8 @@ struct bb_instance {
 	int filters_fd;		/* outer ARRAY_OF_MAPS */
 	int stats_fd;		/* PERCPU_ARRAY of struct bb_stats */
 	int prog_fd;		/* XDP program */
+	int tc_ingress_fd;	/* tc programs */
+	int tc_egress_fd;
 };
 
 /* A read-only view of the live filter map. */

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Names in packets: DNS question names, HTTP Host and path, and which keys they probe. */
+#ifndef BB_NAMES_H
+#define BB_NAMES_H
+
+#include "bloomblock.h"
+#include "bb_hash.h"
+
+/*
+ * Every name is written into a key buffer as the key it is probed with:
+ * key[0] is the kind tag, key[1 .. len] the canonical name (lowercase ASCII, dots,
+ * no trailing dot). An HTTP request's path follows its host: key[1 + host_len ..].
+ * A parent suffix is probed in place by writing its kind tag over the dot in front
+ * of it, so no probe copies bytes. Indices are masked for the verifier; the buffer
+ * holds BB_KEYBUF_BYTES so that a hash starting anywhere in the first BB_KEY_MAX
+ * bytes stays inside it.
+ */
+#define BB_KEYBUF_BYTES		1024
+#define BB_KEYBUF_MASK		(BB_KEYBUF_BYTES - 1)
+#define BB_HTTP_SCAN_MAX	512	/* request bytes searched for the Host header */
+#define BB_DNS_HDR_LEN		12
+
+/*
+ * A loop that stops where the data says leaves its index live after it, and the
+ * verifier then walks everything that follows once per possible exit: hundreds of
+ * times. Passing such a value through memory the verifier does not track (the
+ * key buffer's last word, in a map) makes it an unknown scalar, one state for all
+ * exits; every access it later bounds is masked or compared anyway. A no-op in
+ * userspace.
+ */
+#define BB_FORGET_SLOT		(BB_KEYBUF_BYTES - 4)
+
+static __always_inline __u32 bb_forget(__u8 *key, __u32 v)
+{
+	volatile __u32 *slot = (volatile __u32 *)(key + BB_FORGET_SLOT);
+
+	*slot = v;
+	return *slot;
+}
+
+enum bb_name_result {
+	BB_NAME_FOUND = 0,	/* key[1 .. len] holds the name */
+	BB_NAME_NONE,		/* not a query or request: nothing to check, nothing counted */
+	BB_NAME_EMPTY,		/* a query for the root, a request without Host, no SNI */
+	BB_NAME_BAD,		/* truncated, malformed or too long: counted as unparsed */
+};
+
+static __always_inline __u8 bb_lower(__u8 c)
+{
+	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/*
+ * The DNS question name of a query (QR=0, opcode QUERY, one question or more)
+ * into key[1 .. *len]. The wire form "\4evil\7example\0" is copied as it is to
+ * key[0 ..]: its first length byte lands on the kind tag's place and the later
+ * length bytes become dots, in place.
+ */
+static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *key, __u32 *len)
+{
+	const __u8 *q = msg + BB_DNS_HDR_LEN;
+	__u32 i, raw = 0, j;
+
+	if ((void *)(msg + BB_DNS_HDR_LEN) > end)
+		return BB_NAME_BAD;
+	if ((msg[2] & 0x80) || (msg[2] & 0x78))	/* a response, or not a standard query */
+		return BB_NAME_NONE;
+	if (!msg[4] && !msg[5])			/* no question */
+		return BB_NAME_BAD;
+
+	/* copy the wire name, up to its terminating zero byte, lowercase: length bytes
+	 * are at most 63, below 'A', and stay as they are */
+	for (i = 0; i < BB_NAME_MAX + 2; i++) {
+		if ((void *)(q + i + 1) > end)
+			return BB_NAME_BAD;
+		key[i & BB_KEYBUF_MASK] = bb_lower(q[i]);
+		if (!q[i]) {
+			raw = i + 1;
+			break;
+		}
+	}
+	raw = bb_forget(key, raw);
+	if (!raw)
+		return BB_NAME_BAD;	/* longer than any name */
+	if (raw == 1) {
+		*len = 0;
+		return BB_NAME_EMPTY;	/* the root */
+	}
+
+	/* walk the labels: each length byte must land on the next one, the last on 0 */
+	for (i = 0, j = 0; i < BB_NAME_MAX; i++) {
+		__u8 l = key[j & BB_KEYBUF_MASK];
+
+		if (!l)
+			break;
+		if (l > 63)	/* a compression pointer (0xc0) or an extended label type */
+			return BB_NAME_BAD;
+		if (j)
+			key[j & BB_KEYBUF_MASK] = '.';
+		j += l + 1;
+		if (j >= raw)
+			return BB_NAME_BAD;	/* a zero byte inside a label */
+	}
+	if (bb_forget(key, j) != raw - 1)
+		return BB_NAME_BAD;
+	*len = raw - 2;
+	return BB_NAME_FOUND;
+}
+
+/* Lowercase key[1 .. len] and drop one trailing dot; reject what no list can hold. */
+static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
+{
+	__u32 i, n = bb_forget(key, *len);
+
+	if (n && key[n & BB_KEYBUF_MASK] == '.')
+		n--;
+	if (!n)
+		return BB_NAME_EMPTY;
+	if (n > BB_NAME_MAX)
+		return BB_NAME_BAD;
+	for (i = 1; i <= BB_NAME_MAX; i++) {
+		__u8 c;
+
+		if (i > n)
+			break;
+		c = key[i & BB_KEYBUF_MASK];
+		if (c <= ' ' || c == '/' || c >= 0x7f)
+			return BB_NAME_BAD;
+		key[i & BB_KEYBUF_MASK] = bb_lower(c);
+	}
+	*len = bb_forget(key, n);
+	return BB_NAME_FOUND;
+}
+
+/*
+ * An HTTP/1.x request: the method, the request target's path (origin form, or the
+ * path of an absolute http:// URL) and the Host header's value without its port.
+ * req is a copy of the request's first bytes (reqlen of them, at most
+ * BB_HTTP_SCAN_MAX); the host goes to key[1 .. *host_len] and the path right after
+ * it, cut to what a key can hold (*path_full says whether it was cut).
+ */
+static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *key,
+					   __u32 *host_len, __u32 *path_len, int *path_full)
+{
+	__u32 i, path_start = 0, path_end = 0, host_start = 0, n, sp = 0;
+
+	/* method: 3 to 7 uppercase letters and a space */
+	for (i = 0; i < 8; i++) {
+		__u8 c = req[i];
+
+		if (i >= reqlen)
+			return BB_NAME_NONE;
+		if (c == ' ') {
+			sp = i;
+			break;
+		}
+		if (c < 'A' || c > 'Z')
+			return BB_NAME_NONE;
+	}
+	sp = bb_forget(key, sp);
+	if (sp < 3 || sp > 7)
+		return BB_NAME_NONE;
+
+	/* request target, then " HTTP/1." */
+	path_start = sp + 1;
+	for (i = sp + 1; i < BB_HTTP_SCAN_MAX; i++) {
+		if (i >= reqlen)
+			return BB_NAME_BAD;
+		if (req[i] == ' ') {
+			path_end = i;
+			break;
+		}
+		if (req[i] < ' ')
+			return BB_NAME_NONE;	/* CR, LF: HTTP/0.9 or not HTTP */
+	}
+	/* what the loops learnt of these would split the verifier's walk from here on */
+	path_end = bb_forget(key, path_end);
+	reqlen = bb_forget(key, reqlen);
+	if (!path_end || path_end + 9 > reqlen || req[(path_end + 1) & (BB_HTTP_SCAN_MAX - 1)] != 'H' ||
+	    req[(path_end + 5) & (BB_HTTP_SCAN_MAX - 1)] != '/' ||
+	    req[(path_end + 6) & (BB_HTTP_SCAN_MAX - 1)] != '1')
+		return BB_NAME_NONE;
+
+	/* absolute form: http://host[:port]/path -> the path; no path is "/" */
+	if (path_end - path_start >= 7 && bb_lower(req[path_start]) == 'h' &&
+	    req[(path_start + 4) & (BB_HTTP_SCAN_MAX - 1)] == ':' &&
+	    req[(path_start + 5) & (BB_HTTP_SCAN_MAX - 1)] == '/') {
+		for (i = path_start + 7; i < BB_HTTP_SCAN_MAX; i++) {
+			if (i >= path_end || req[i] == '/')
+				break;
+		}
+		path_start = bb_forget(key, i);
+		path_end = bb_forget(key, path_end);
+	} else if (req[path_start & (BB_HTTP_SCAN_MAX - 1)] != '/') {
+		path_end = path_start;	/* "*" or authority form: no path to match */
+	}
+
+	/*
+	 * The Host header: "\nhost:" in any case, its value after spaces or a folded
+	 * line. One 8-byte compare per position, not six: each branch in this loop
+	 * is a state the verifier keeps pending, and it keeps at most 8192.
+	 */
+	for (i = path_end; i < BB_HTTP_SCAN_MAX - 8; i++) {
+		__u64 v;
+
+		if (i + 6 > reqlen)
+			break;
+		__builtin_memcpy(&v, req + i, sizeof(v));	/* little-endian */
+		if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
+			host_start = i + 6;
+			break;
+		}
+		if ((v & 0xffff) == 0x0d0a || (v & 0xffff) == 0x0a0a)
+			break;	/* end of headers */
+	}
+	host_start = bb_forget(key, host_start);
+	reqlen = bb_forget(key, reqlen);
+	path_end = bb_forget(key, path_end);
+	path_start = bb_forget(key, path_start);
+	if (!host_start)
+		return path_end + 1 >= reqlen ? BB_NAME_BAD : BB_NAME_EMPTY;
+	for (n = 0; n < 16; n++) {	/* at most 16 bytes of space before the value */
+		__u8 c;
+
+		i = host_start + n;
+		if (i >= reqlen || i >= BB_HTTP_SCAN_MAX)
+			return BB_NAME_BAD;
+		c = req[i];
+		/* spaces, tabs, and obs-fold: CRLF followed by a space or tab */
+		if (c == ' ' || c == '\t')
+			continue;
+		if ((c == '\r' || c == '\n') && i + 2 < reqlen &&
+		    (req[(i + 1) & (BB_HTTP_SCAN_MAX - 1)] == ' ' ||
+		     req[(i + 1) & (BB_HTTP_SCAN_MAX - 1)] == '\t' ||
+		     req[(i + 2) & (BB_HTTP_SCAN_MAX - 1)] == ' ' ||
+		     req[(i + 2) & (BB_HTTP_SCAN_MAX - 1)] == '\t'))
+			continue;
+		break;
+	}
+	host_start = bb_forget(key, i);
+	reqlen = bb_forget(key, reqlen);
+	for (i = 0; i < BB_NAME_MAX + 1; i++) {
+		__u32 at = host_start + i;
+		__u8 c;
+
+		if (at >= reqlen)
+			return BB_NAME_BAD;
+		c = req[at & (BB_HTTP_SCAN_MAX - 1)];
+		if (c <= ' ' || c == ':')	/* CR, LF, space, tab; the port */
+			break;
+		key[(1 + i) & BB_KEYBUF_MASK] = c;
+	}
+	if (i > BB_NAME_MAX)
+		return BB_NAME_BAD;
+	*host_len = bb_forget(key, i);
+	path_end = bb_forget(key, path_end);
+	path_start = bb_forget(key, path_start);
+	i = bb_name_finish(key, host_len);
+	if (i != BB_NAME_FOUND)
+		return i;
+
+	/* the path after the host, as much as a key can hold */
+	n = path_end - path_start;
+	*path_full = 1;
+	if (1 + *host_len + n > BB_KEY_MAX) {
+		n = BB_KEY_MAX - 1 - *host_len;
+		*path_full = 0;
+	}
+	for (i = 0; i < BB_KEY_MAX; i++) {
+		if (i >= n)
+			break;
+		key[(1 + *host_len + i) & BB_KEYBUF_MASK] = req[(path_start + i) & (BB_HTTP_SCAN_MAX - 1)];
+	}
+	*path_len = n;
+	return BB_NAME_FOUND;
+}
+
+/*
+ * The dots in front of a name's parents, shortest parent first (two labels, then
+ * three, ...), at most max of them, parents of at most max_labels labels. key[1 ..
+ * len] is the name. The name itself is not its own parent.
+ */
+static __always_inline __u32 bb_name_parents(__u8 *key, __u32 len, __u32 *dots, __u32 max,
+					     __u32 max_labels)
+{
+	/*
+	 * The counters live in the key buffer's tail, not in registers: as registers
+	 * their exact values would split the verifier's walk of this loop into one
+	 * path per combination of labels and parents seen so far.
+	 */
+	volatile __u32 *labels = (volatile __u32 *)(key + BB_FORGET_SLOT - 4);
+	volatile __u32 *n = (volatile __u32 *)(key + BB_FORGET_SLOT - 8);
+	__u32 i;
+
+	*labels = 0;
+	*n = 0;
+	len = bb_forget(key, len);
+	for (i = 0; i < BB_NAME_MAX; i++) {
+		__u32 at;
+
+		if (i >= len || *n >= max)
+			break;
+		at = len - i;
+		if (key[at & BB_KEYBUF_MASK] != '.')
+			continue;
+		*labels += 1;	/* the suffix after this dot has this many labels */
+		if (*labels > max_labels)
+			break;
+		if (*labels >= 2 && at > 1) {
+			dots[*n & 15] = at;
+			*n += 1;
+		}
+	}
+	return *n;
+}
+
+/*
+ * The path prefixes a URL probes, as lengths from the path's start at
+ * key[path_off]: the whole path with its query (when it was not cut), the path
+ * without the query, then prefixes ending in '/', from the root; at most
+ * BB_URL_MAX_PATH_PREFIXES, none twice.
+ */
+static __always_inline __u32 bb_url_path_prefixes(__u8 *key, __u32 path_off, __u32 plen,
+						  int full, __u32 *out)
+{
+	/* the count lives in memory: see bb_name_parents() */
+	volatile __u32 *n = (volatile __u32 *)(key + BB_FORGET_SLOT - 12);
+	__u32 i, q = plen;
+
+	for (i = 0; i < BB_KEY_MAX; i++) {
+		if (i >= plen)
+			break;
+		if (key[(path_off + i) & BB_KEYBUF_MASK] == '?') {
+			q = i;
+			break;
+		}
+	}
+	q = bb_forget(key, q);
+	plen = bb_forget(key, plen);
+	*n = 0;
+	if (full && plen) {
+		out[0] = plen;
+		*n = 1;
+	}
+	if (q < plen) {
+		out[*n & 7] = q;
+		*n += 1;
+	}
+	for (i = 0; i < BB_KEY_MAX; i++) {
+		if (i >= q || *n >= BB_URL_MAX_PATH_PREFIXES)
+			break;
+		if (key[(path_off + i) & BB_KEYBUF_MASK] == '/' && i + 1 != q &&
+		    !(full && i + 1 == plen)) {
+			out[*n & 7] = i + 1;
+			*n += 1;
+		}
+	}
+	return *n;
+}
+
+#endif /* BB_NAMES_H */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The TLS ClientHello walk to the SNI, resumable from one TCP segment to the next. */
+#ifndef BB_TLS_H
+#define BB_TLS_H
+
+#include "bloomblock.h"
+
+/*
+ * A ClientHello with post-quantum key shares is ~1.8 KB and crosses two or more
+ * TCP segments; the SNI may sit in a later one. The walk is a small state machine
+ * over stream offsets (offset 0 is the TLS record's first byte): each stage reads
+ * one field of a few bytes at w->pos, possibly gathered across segments, and moves
+ * pos past what it does not need. When a segment ends mid-walk the state is kept
+ * (per flow, in an LRU map) and the next in-order segment continues it. Bounded:
+ * BB_TLS_MAX_STEPS fields per segment, BB_TLS_MAX_SEGMENTS segments,
+ * BB_TLS_MAX_BYTES of stream.
+ */
+#define BB_TLS_MAX_STEPS	40
+#define BB_TLS_MAX_SEGMENTS	6
+#define BB_TLS_MAX_BYTES	16384
+#define BB_TLS_BUF		256
+
+#define BB_TLS_EXT_SERVER_NAME	0x0000
+#define BB_TLS_EXT_ECH		0xfe0d
+
+enum bb_tls_stage {
+	BB_TLS_RECORD,		/* type 22, version 3.x, length */
+	BB_TLS_HANDSHAKE,	/* type 1 (ClientHello), length */
+	BB_TLS_SESSION_ID,	/* after version and random: its length */
+	BB_TLS_CIPHERS,
+	BB_TLS_COMPRESSION,
+	BB_TLS_EXTENSIONS,	/* total length of the extensions */
+	BB_TLS_EXTENSION,	/* one extension header: type, length */
+	BB_TLS_SNI_LIST,	/* server_name: list length, name type, name length */
+	BB_TLS_SNI_NAME,	/* the name itself, name_len bytes into buf */
+};
+
+enum bb_tls_result {
+	BB_TLS_MORE,		/* needs the next segment */
+	BB_TLS_SNI,		/* buf[0 .. name_len) holds the SNI */
+	BB_TLS_NO_SNI,		/* a whole ClientHello without server_name */
+	BB_TLS_BAD,		/* not a ClientHello, lying lengths, too long */
+};
+
+/* Walk state; lives in the flows map between segments. */
+struct bb_tls_walk {
+	__u32 next_seq;		/* TCP sequence number of the next byte expected */
+	__u32 seg_lo;		/* stream offset of this segment's first byte */
+	__u32 pos;		/* stream offset of the field being read */
+	__u32 hello_end;	/* stream offset where the ClientHello ends */
+	__u32 ext_end;		/* stream offset where the extensions end */
+	__u16 name_len;
+	__u16 have;		/* bytes of the current field gathered into buf */
+	__u8 stage;		/* enum bb_tls_stage */
+	__u8 segments;
+	__u8 ech;		/* an encrypted_client_hello extension was seen */
+	__u8 blocked;		/* a listed SNI: drop this flow's later segments too */
+	__u8 buf[BB_TLS_BUF];
+};
+
+/* Flow key of the per-flow walk state: addresses and ports as in the packet. */
+struct bb_flow_key {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__u16 sport;
+	__u16 dport;
+	__u8 family;		/* 4 or 6 */
+	__u8 pad[3];
+};
+
+static __always_inline __u32 bb_tls_be16(const __u8 *b)
+{
+	return (__u32)b[0] << 8 | b[1];
+}
+
+/*
+ * Gather n bytes (n <= BB_TLS_BUF) of the field at w->pos into w->buf from the
+ * segment of seg_len bytes at data (end bounds it too, for the verifier), which
+ * starts at stream offset w->seg_lo. Returns 1 when all n are there.
+ */
+static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data, const void *end,
+					 __u32 seg_len, __u32 n, __u32 bound)
+{
+	__u32 i;
+
+	for (i = 0; i < bound; i++) {
+		const __u8 *p;
+		__u64 off;	/* 64-bit: no zero-extended copy escapes the check */
+
+		if (w->have >= n)
+			return 1;
+		off = (__u32)(w->pos + w->have - w->seg_lo);
+		bb_barrier_var(off);
+		if (off >= BB_TLS_MAX_BYTES || off >= seg_len)
+			return 0;
+		p = data + off;
+		if ((void *)(p + 1) > end)
+			return 0;
+		w->buf[w->have & (BB_TLS_BUF - 1)] = *p;
+		w->have++;
+	}
+	return w->have >= n;
+}
+
+/* Finish one field: the next one starts at pos. */
+static __always_inline void bb_tls_next(struct bb_tls_walk *w, __u8 stage, __u32 pos)
+{
+	w->stage = stage;
+	w->pos = pos;
+	w->have = 0;
+}
+
+/*
+ * Continue the walk over one segment of seg_len bytes. w->seg_lo must be the
+ * stream offset of data[0]; on BB_TLS_MORE the caller keeps w for the next segment.
+ */
+static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, const void *end,
+				       __u32 seg_len)
+{
+	__u32 step, len;
+
+	for (step = 0; step < BB_TLS_MAX_STEPS; step++) {
+		const __u8 *b = w->buf;
+
+		if (w->stage == BB_TLS_SNI_NAME)
+			break;
+		if (w->pos >= BB_TLS_MAX_BYTES)
+			return BB_TLS_BAD;
+		switch (w->stage) {
+		case BB_TLS_RECORD:
+			if (!bb_tls_gather(w, data, end, seg_len, 5, 5))
+				return BB_TLS_MORE;
+			if (b[0] != 22 || b[1] != 3)
+				return BB_TLS_BAD;
+			len = bb_tls_be16(b + 3);
+			if (len < 4)
+				return BB_TLS_BAD;
+			w->hello_end = 5 + len;	/* for now: the record's end */
+			bb_tls_next(w, BB_TLS_HANDSHAKE, 5);
+			break;
+		case BB_TLS_HANDSHAKE:
+			if (!bb_tls_gather(w, data, end, seg_len, 4, 4))
+				return BB_TLS_MORE;
+			len = (__u32)b[1] << 16 | bb_tls_be16(b + 2);
+			/* a ClientHello split over several TLS records is not followed */
+			if (b[0] != 1 || 9 + len > w->hello_end)
+				return BB_TLS_BAD;
+			w->hello_end = 9 + len;
+			bb_tls_next(w, BB_TLS_SESSION_ID, 9 + 2 + 32);	/* skip version, random */
+			break;
+		case BB_TLS_SESSION_ID:
+			if (!bb_tls_gather(w, data, end, seg_len, 1, 1))
+				return BB_TLS_MORE;
+			if (b[0] > 32)
+				return BB_TLS_BAD;
+			bb_tls_next(w, BB_TLS_CIPHERS, w->pos + 1 + b[0]);
+			break;
+		case BB_TLS_CIPHERS:
+			if (!bb_tls_gather(w, data, end, seg_len, 2, 2))
+				return BB_TLS_MORE;
+			len = bb_tls_be16(b);
+			if (len < 2 || (len & 1))
+				return BB_TLS_BAD;
+			bb_tls_next(w, BB_TLS_COMPRESSION, w->pos + 2 + len);
+			break;
+		case BB_TLS_COMPRESSION:
+			if (!bb_tls_gather(w, data, end, seg_len, 1, 1))
+				return BB_TLS_MORE;
+			if (b[0] < 1)
+				return BB_TLS_BAD;
+			bb_tls_next(w, BB_TLS_EXTENSIONS, w->pos + 1 + b[0]);
+			break;
+		case BB_TLS_EXTENSIONS:
+			if (w->pos == w->hello_end)
+				return BB_TLS_NO_SNI;	/* no extensions at all */
+			if (w->pos + 2 > w->hello_end)
+				return BB_TLS_BAD;
+			if (!bb_tls_gather(w, data, end, seg_len, 2, 2))
+				return BB_TLS_MORE;
+			w->ext_end = w->pos + 2 + bb_tls_be16(b);
+			if (w->ext_end > w->hello_end)
+				return BB_TLS_BAD;
+			bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 2);
+			break;
+		case BB_TLS_EXTENSION:
+			if (w->pos == w->ext_end)
+				return BB_TLS_NO_SNI;
+			if (w->pos + 4 > w->ext_end)
+				return BB_TLS_BAD;
+			if (!bb_tls_gather(w, data, end, seg_len, 4, 4))
+				return BB_TLS_MORE;
+			len = bb_tls_be16(b + 2);
+			if (w->pos + 4 + len > w->ext_end)
+				return BB_TLS_BAD;
+			if (bb_tls_be16(b) == BB_TLS_EXT_ECH)
+				w->ech = 1;
+			if (bb_tls_be16(b) == BB_TLS_EXT_SERVER_NAME) {
+				if (len < 5)
+					return BB_TLS_BAD;
+				bb_tls_next(w, BB_TLS_SNI_LIST, w->pos + 4);
+			} else {
+				bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 4 + len);
+			}
+			break;
+		case BB_TLS_SNI_LIST:
+			if (!bb_tls_gather(w, data, end, seg_len, 5, 5))
+				return BB_TLS_MORE;
+			len = bb_tls_be16(b + 3);
+			/* host_name (0), and a name that fits the list and a key */
+			if (b[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 ||
+			    3 + len > bb_tls_be16(b) || w->pos + 5 + len > w->ext_end)
+				return BB_TLS_BAD;
+			w->name_len = len;
+			bb_tls_next(w, BB_TLS_SNI_NAME, w->pos + 5);
+			break;
+		default:
+			return BB_TLS_BAD;
+		}
+	}
+	if (w->stage != BB_TLS_SNI_NAME)
+		return BB_TLS_BAD;	/* more extensions than we follow */
+	/* the name, outside the loop: one long gather, not one per step */
+	return bb_tls_gather(w, data, end, seg_len, w->name_len, BB_TLS_BUF) ? BB_TLS_SNI : BB_TLS_MORE;
+}
+
+#endif /* BB_TLS_H */
