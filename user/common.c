@@ -121,7 +121,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level != LIBBPF_WARN && !bb_opts.debug)
 		return 0;
 	/* netlink's answers to tc queries of interfaces without our filter: expected */
-	if (!bb_opts.debug && !strncmp(fmt, "Kernel error message:", 21))
+	if (!bb_opts.debug && strstr(fmt, "Kernel error message:"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
