@@ -80,6 +80,7 @@ struct {
 } scratch SEC(".maps");
 
 #define barrier() asm volatile("" ::: "memory")
+#define BB_TCP_SYN 0x02
 
 /* What one packet's checks share. */
 struct bb_ctx {
@@ -272,7 +273,8 @@ static __always_inline int check_quic(const struct bb_ctx *c, const struct bb_pa
 	c->st->quic_initials++;
 	if (!(c->hdr->flags & BB_HDR_F_BLOCK_QUIC))
 		return 0;
-	c->st->quic_dropped++;
+	if (c->hdr->flags & BB_HDR_F_DROP)
+		c->st->quic_dropped++;	/* in flag mode it passes, counted as flagged */
 	return 1;
 }
 
@@ -335,9 +337,14 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 	int ret;
 
 	c->sc->flow_kept = 0;
+	flow_key(key, pkt);
+	if (pkt->tcp_flags & BB_TCP_SYN) {
+		/* a new connection on this 5-tuple (NAT reuse): no walk carries over */
+		bpf_map_delete_elem(&flows, key);
+		return BB_FOUND_NOTHING;
+	}
 	if (!pkt->payload_len)
 		return BB_FOUND_NOTHING;
-	flow_key(key, pkt);
 	w = bpf_map_lookup_elem(&flows, key);
 	if (w) {
 		if (w->blocked)
@@ -370,8 +377,16 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 		return ret;
 	}
 
-	/* A new ClientHello starts with a handshake record. */
-	if ((void *)(p + 6) > data_end || p[0] != 22 || p[1] != 3 || p[5] != 1)
+	/*
+	 * A new ClientHello starts with a handshake record: 22, 3, x, length, type 1.
+	 * A first segment may end before the type byte (DPI evasion splits at byte 1
+	 * or 2): the bytes it has must fit, and the walk checks the rest.
+	 */
+	if ((void *)(p + 1) > data_end || p[0] != 22)
+		return BB_FOUND_NOTHING;
+	if (pkt->payload_len >= 2 && ((void *)(p + 2) > data_end || p[1] != 3))
+		return BB_FOUND_NOTHING;
+	if (pkt->payload_len >= 6 && ((void *)(p + 6) > data_end || p[5] != 1))
 		return BB_FOUND_NOTHING;
 	c->st->tls_hellos++;
 	w = &c->sc->walk;
@@ -484,9 +499,12 @@ static __always_inline int service_of(void *filter, struct bb_scratch *sc, struc
 			return BB_SVC_QUIC;
 		return BB_SVC_NONE;
 	}
+	/* bare ACKs go no further; a SYN clears a TLS flow's old walk */
+	if (!pkt->payload_len && !(pkt->tcp_flags & BB_TCP_SYN))
+		return BB_SVC_NONE;
 	if (port_in(cfg->tls_ports, pkt->dport))
 		return BB_SVC_TLS;
-	if (port_in(cfg->http_ports, pkt->dport))
+	if (pkt->payload_len && port_in(cfg->http_ports, pkt->dport))
 		return BB_SVC_HTTP;
 	return BB_SVC_NONE;
 }

@@ -163,6 +163,13 @@ static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *
 	return BB_PARSE_OK;
 }
 
+/* The IPv6 extension headers skipped on the way to L4. */
+static __always_inline int bb_ipv6_is_ext(__u8 proto)
+{
+	return proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+	       proto == IPPROTO_DSTOPTS || proto == IPPROTO_FRAGMENT;
+}
+
 /*
  * Skip IPv6 extension headers (hop-by-hop, routing, destination options, fragment)
  * up to BB_MAX_IPV6_EXT; the address check never needs this, the name check does.
@@ -174,8 +181,7 @@ static __always_inline int bb_skip_ipv6_ext(struct bb_cursor *c, struct bb_packe
 	for (i = 0; i < BB_MAX_IPV6_EXT; i++) {
 		__u8 *h = c->pos;
 
-		if (pkt->l4_proto != IPPROTO_HOPOPTS && pkt->l4_proto != IPPROTO_ROUTING &&
-		    pkt->l4_proto != IPPROTO_DSTOPTS && pkt->l4_proto != IPPROTO_FRAGMENT)
+		if (!bb_ipv6_is_ext(pkt->l4_proto))
 			return BB_PARSE_OK;
 		if ((void *)(h + 8) > c->end)
 			return BB_PARSE_TRUNCATED;
@@ -188,7 +194,8 @@ static __always_inline int bb_skip_ipv6_ext(struct bb_cursor *c, struct bb_packe
 		}
 		pkt->l4_proto = h[0];
 	}
-	return BB_PARSE_MALFORMED;
+	/* BB_MAX_IPV6_EXT headers skipped: what follows them may be L4 */
+	return bb_ipv6_is_ext(pkt->l4_proto) ? BB_PARSE_MALFORMED : BB_PARSE_OK;
 }
 
 /* TCP or UDP ports and payload; anything else, or a non-first fragment, is not L4. */

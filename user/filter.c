@@ -527,8 +527,10 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	filter->hdr.flags = opts->flags;
 	filter->config = opts->config;
 	if (!filter->config.dns_ports[0] && !filter->config.tls_ports[0] &&
-	    !filter->config.http_ports[0] && !filter->config.quic_ports[0])
+	    !filter->config.http_ports[0] && !filter->config.quic_ports[0]) {
 		bb_config_defaults(&filter->config);
+		filter->config.mark = opts->config.mark;
+	}
 	for (i = 0; i < list->n; i++) {
 		err = add_entry(filter, &hv, &list->entries[i], seed);
 		if (err)

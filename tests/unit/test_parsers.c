@@ -1,0 +1,1216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The packet parsers the BPF programs run, compiled in userspace: tables of crafted buffers. */
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+
+#include "bb_names.h"
+#include "bb_parse.h"
+#include "bb_tls.h"
+#include "tap.h"
+
+/*
+ * Every buffer a parser reads is allocated to its exact length, so that under
+ * ASan (make asan) a read one byte past the end fails the run. Where the BPF side
+ * hands a parser a fixed scratch buffer (the HTTP request copy), the test does the
+ * same and fills the bytes past the request with a request of another host: a
+ * parser that used them would answer differently.
+ */
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define SET(v)		((v) | 0x10000)	/* an explicit field value, 0 included */
+#define FIELD(f, dflt)	((f) ? (f) & 0xffff : (dflt))
+
+static const char *const name_results[] = { "FOUND", "NONE", "EMPTY", "BAD" };
+static const char *const tls_results[] = { "MORE", "SNI", "NO_SNI", "BAD" };
+
+static __u64 rng_state = 0x7061727365727321ULL;
+
+static __u64 rng_next(void)
+{
+	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void put16(__u8 *p, unsigned int v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static __u8 *dup_exact(const __u8 *p, size_t len)
+{
+	__u8 *copy = malloc(len ? len : 1);
+
+	if (copy && len)
+		memcpy(copy, p, len);
+	return copy;
+}
+
+/* ---- DNS question names ---- */
+
+struct dns_case {
+	const char *name;
+	const char *dotted;	/* the question name, dotted; NULL: wire */
+	const char *wire;	/* or as wire bytes */
+	size_t wire_len;
+	unsigned int flags;	/* header byte 2, SET(v); default 0x01 */
+	unsigned int qdcount;	/* SET(v); default 1 */
+	size_t cut;		/* message cut to this many bytes; 0: whole */
+	int result;
+	const char *canonical;	/* FOUND: key[1 .. len] */
+};
+
+static char dns_long63[80], dns_long64[80], dns_253[256], dns_254[256], dns_upper253[256];
+
+#define WIRE(b)		.wire = (b), .wire_len = sizeof(b) - 1
+
+static const struct dns_case dns_cases[] = {
+	{ "a name",			"evil.example", .result = BB_NAME_FOUND,
+	  .canonical = "evil.example" },
+	{ "upper case is lowered",	"WwW.EVIL.Example", .result = BB_NAME_FOUND,
+	  .canonical = "www.evil.example" },
+	{ "one label",			"localhost", .result = BB_NAME_FOUND, .canonical = "localhost" },
+	{ "digits, hyphen, underscore stay", "_dmarc.a-1.example", .result = BB_NAME_FOUND,
+	  .canonical = "_dmarc.a-1.example" },
+	{ "63-byte label",		dns_long63, .result = BB_NAME_FOUND, .canonical = dns_long63 },
+	{ "253-byte name",		dns_253, .result = BB_NAME_FOUND, .canonical = dns_253 },
+	{ "253-byte name in upper case", dns_upper253, .result = BB_NAME_FOUND,
+	  .canonical = dns_253 },
+	{ "254-byte name",		dns_254, .result = BB_NAME_BAD },
+	{ "64-byte label",		dns_long64, .result = BB_NAME_BAD },
+	{ "root",			"", .result = BB_NAME_EMPTY },
+	{ "compression pointer",	WIRE("\xc0\x0c"), .result = BB_NAME_BAD },
+	{ "compression pointer after a label", WIRE("\x03www\xc0\x0c"), .result = BB_NAME_BAD },
+	{ "extended label type 0x40",	WIRE("\x41" "a\0"), .result = BB_NAME_BAD },
+	{ "zero byte inside a label",	WIRE("\x04" "ev\0l\x07" "example\0"), .result = BB_NAME_BAD },
+	{ "label length past the name's end", WIRE("\x05" "evil\0"), .result = BB_NAME_BAD },
+	{ "a dot inside a label is kept as it is", WIRE("\x03" "a.b\x07" "example\0"),
+	  .result = BB_NAME_FOUND, .canonical = "a.b.example" },
+	{ "no terminating zero",	WIRE("\x04" "evil\x07" "exam"), .cut = 12 + 10,
+	  .result = BB_NAME_BAD },
+	{ "header only",		"evil.example", .cut = 12, .result = BB_NAME_BAD },
+	{ "shorter than a header",	"evil.example", .cut = 5, .result = BB_NAME_BAD },
+	{ "no question",		"evil.example", .qdcount = SET(0), .result = BB_NAME_BAD },
+	{ "two questions: the first is read", "evil.example", .qdcount = SET(2),
+	  .result = BB_NAME_FOUND, .canonical = "evil.example" },
+	{ "response",			"evil.example", .flags = SET(0x81), .result = BB_NAME_NONE },
+	{ "opcode IQUERY",		"evil.example", .flags = SET(0x08), .result = BB_NAME_NONE },
+	{ "opcode UPDATE",		"evil.example", .flags = SET(0x28), .result = BB_NAME_NONE },
+	{ "truncated flag (TC) is still a query", "evil.example", .flags = SET(0x03),
+	  .result = BB_NAME_FOUND, .canonical = "evil.example" },
+	{ "response to the root",	"", .flags = SET(0x80), .result = BB_NAME_NONE },
+};
+
+/* A query: header, question name (wire), QTYPE A, QCLASS IN. Returns its length. */
+static size_t dns_build(__u8 *p, unsigned int flags, unsigned int qdcount, const char *dotted,
+			const char *wire, size_t wire_len)
+{
+	size_t off = 12, n;
+
+	memset(p, 0, 12);
+	put16(p, 0xbeef);
+	p[2] = FIELD(flags, 0x01);
+	put16(p + 4, FIELD(qdcount, 1));
+	if (!dotted) {
+		memcpy(p + off, wire, wire_len);
+		off += wire_len;
+	} else {
+		while (*dotted) {
+			const char *dot = strchr(dotted, '.');
+
+			n = dot ? (size_t)(dot - dotted) : strlen(dotted);
+			p[off++] = n;
+			memcpy(p + off, dotted, n);
+			off += n;
+			dotted += n + !!dot;
+		}
+		p[off++] = 0;
+	}
+	put16(p + off, 1);
+	put16(p + off + 2, 1);
+	return off + 4;
+}
+
+/* Run bb_dns_qname on an exact copy; *name gets key[1 .. len] on FOUND. */
+static int dns_run(const __u8 *msg, size_t len, char *name, __u32 *name_len)
+{
+	static __u8 key[BB_KEYBUF_BYTES];
+	__u8 *copy = dup_exact(msg, len);
+	int ret;
+
+	memset(key, 0xee, sizeof(key));
+	*name_len = 0;
+	ret = bb_dns_qname(copy, copy + len, key, name_len);
+	if (ret == BB_NAME_FOUND && *name_len <= BB_NAME_MAX) {
+		memcpy(name, key + 1, *name_len);
+		name[*name_len] = 0;
+	}
+	free(copy);
+	return ret;
+}
+
+static void test_dns(void)
+{
+	char name[512], msg[400];
+	__u8 buf[600];
+	size_t i, len, k;
+
+	for (i = 0; i < ARRAY_SIZE(dns_cases); i++) {
+		const struct dns_case *c = &dns_cases[i];
+		char tname[200];
+		__u32 nlen;
+		int ret;
+
+		len = dns_build(buf, c->flags, c->qdcount, c->dotted, c->wire, c->wire_len);
+		if (c->cut)
+			len = c->cut;
+		ret = dns_run(buf, len, name, &nlen);
+		snprintf(tname, sizeof(tname), "bb_dns_qname: %s", c->name);
+		if (ret != c->result)
+			tap_result(false, tname, "result %s, expected %s", name_results[ret & 3],
+				   name_results[c->result]);
+		else if (ret == BB_NAME_FOUND)
+			tap_result(nlen == strlen(c->canonical) && !strcmp(name, c->canonical),
+				   tname, "\"%.*s\" (%u bytes), expected \"%s\"", (int)nlen, name,
+				   nlen, c->canonical);
+		else
+			tap_result(true, tname, NULL);
+	}
+
+	/* cut at every length: a name only once its terminating zero is in */
+	{
+		static const char *const names[] = { "www.evil.example", dns_253, "" };
+		unsigned long bad = 0;
+
+		msg[0] = 0;
+		for (i = 0; i < ARRAY_SIZE(names); i++) {
+			size_t full = dns_build(buf, 0, 0, names[i], NULL, 0);
+			size_t wire_end = full - 4;
+
+			for (k = 0; k <= full; k++) {
+				int want = k < wire_end ? BB_NAME_BAD :
+					   names[i][0] ? BB_NAME_FOUND : BB_NAME_EMPTY;
+				__u32 nlen;
+				int ret = dns_run(buf, k, name, &nlen);
+
+				if (ret != want && !bad++)
+					snprintf(msg, sizeof(msg), "%.40s cut at %zu: %s, expected %s",
+						 names[i], k, name_results[ret & 3],
+						 name_results[want]);
+			}
+		}
+		tap_result(!bad, "bb_dns_qname: cut at every length, a name only when whole",
+			   "%lu wrong; first: %s", bad, msg);
+	}
+
+	/*
+	 * Random questions: whatever comes out is a dotted name of labels 1..63 bytes,
+	 * at most 253 bytes, lowercase, and it is the wire name read back.
+	 */
+	{
+		unsigned long runs = 0, wrong = 0, found = 0;
+
+		msg[0] = 0;
+		for (k = 0; k < 200000; k++) {
+			size_t wire_len = rng_next() % 300, j, cut;
+			__u8 wire[300];
+			__u32 nlen;
+			int ret;
+
+			for (j = 0; j < wire_len; j++) {
+				__u64 r = rng_next();
+
+				/* mostly letters, some label lengths, zeros, pointers */
+				wire[j] = r % 8 == 0 ? (r >> 8) % 64 : r % 8 == 1 ? 0 :
+					  r % 8 == 2 ? (__u8)(r >> 8) : 'A' + (r >> 8) % 58;
+			}
+			/* a fair share of well-formed names */
+			if (k % 2) {
+				size_t at = 0;
+
+				while (at + 1 < wire_len) {
+					size_t l = 1 + rng_next() % 20;
+
+					if (at + 1 + l >= wire_len)
+						break;
+					wire[at] = l;
+					at += l + 1;
+				}
+				if (at < wire_len)
+					wire[at] = 0;
+			}
+			len = dns_build(buf, 0, 0, NULL, (const char *)wire, wire_len);
+			cut = rng_next() % 4 ? len : rng_next() % (len + 1);
+			ret = dns_run(buf, cut, name, &nlen);
+			runs++;
+			if (ret != BB_NAME_FOUND)
+				continue;
+			found++;
+			/* the wire labels, lowercased, joined by dots: nothing else */
+			{
+				char want[600];
+				size_t at = 12, w = 0, l;
+				bool ok = true;
+
+				while (ok && at < cut && buf[at]) {
+					l = buf[at];
+					ok = l <= 63 && at + 1 + l < cut;
+					for (j = 0; ok && j < l; j++) {
+						__u8 ch = buf[at + 1 + j];
+
+						want[w++] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
+					}
+					at += l + 1;
+					if (ok && at < cut && buf[at])
+						want[w++] = '.';
+				}
+				want[w] = 0;
+				ok = ok && w == nlen && w <= BB_NAME_MAX && !memcmp(want, name, w);
+				if (!ok && !wrong++)
+					snprintf(msg, sizeof(msg), "%u bytes, the wire says %zu",
+						 nlen, w);
+			}
+		}
+		tap_result(!wrong && found > 1000, "bb_dns_qname: 200,000 random questions, every "
+			   "name found reads back as its wire form", "%lu of %lu found wrong (%lu "
+			   "runs); first: %s", wrong, found, runs, msg);
+	}
+}
+
+/* ---- HTTP requests ---- */
+
+struct http_case {
+	const char *name;
+	const char *req;
+	int result;
+	const char *host;	/* FOUND: the Host, canonical */
+	const char *path;	/* FOUND: the path after the host */
+	int full;		/* FOUND: the path was not cut */
+};
+
+static char http_long_path[400], http_long_req[600], http_late_host[700], http_host_at_504[600];
+static char http_long_host[300], http_long_host_req[400], http_host254_req[400];
+static char http_host253[260];
+
+static const struct http_case http_cases[] = {
+	{ "origin form",	"GET /a/b?c=d HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/a/b?c=d", 1 },
+	{ "Host with a port",	"GET / HTTP/1.1\r\nHost: evil.example:8080\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "lower-case host:",	"GET / HTTP/1.1\r\nhost: evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "mixed case HoSt: and value", "GET / HTTP/1.1\r\nHoSt: EVIL.Example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "spaces before the value", "GET / HTTP/1.1\r\nHost:    evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "16 spaces before the value: too many, an empty value",
+	  "GET / HTTP/1.1\r\nHost:                evil.example\r\n\r\n", BB_NAME_EMPTY },
+	{ "15 spaces before the value",
+	  "GET / HTTP/1.1\r\nHost:               evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "a tab",		"GET / HTTP/1.1\r\nHost:\tevil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "obs-fold CRLF SP",	"GET / HTTP/1.1\r\nHost:\r\n evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "obs-fold CRLF TAB",	"GET / HTTP/1.1\r\nHost:\r\n\tevil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "trailing spaces after the value", "GET / HTTP/1.1\r\nHost: evil.example  \r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "trailing dot",	"GET / HTTP/1.1\r\nHost: evil.example.\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "the first of two Host headers", "GET / HTTP/1.1\r\nHost: a.example\r\n"
+	  "Host: evil.example\r\n\r\n", BB_NAME_FOUND, "a.example", "/", 1 },
+	{ "Host after other headers", "GET / HTTP/1.1\r\nUser-Agent: x\r\nAccept: */*\r\n"
+	  "Host: evil.example\r\n\r\n", BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "LF line ends",	"GET / HTTP/1.1\nHost: evil.example\n\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "X-Host is not Host",	"GET / HTTP/1.1\r\nX-Host: evil.example\r\n\r\n", BB_NAME_EMPTY },
+	{ "Host after the end of headers is not read",
+	  "GET / HTTP/1.1\r\nUser-Agent: x\r\n\r\nHost: evil.example\r\n", BB_NAME_EMPTY },
+	{ "no Host, no headers", "GET / HTTP/1.1\r\n\r\n", BB_NAME_EMPTY },
+	{ "no Host, request line only", "GET / HTTP/1.1", BB_NAME_EMPTY },
+	{ "no Host, request line and one byte", "GET / HTTP/1.1\r", BB_NAME_EMPTY },
+	{ "request line cut before the version", "GET /index.html", BB_NAME_BAD },
+	{ "empty Host",		"GET / HTTP/1.1\r\nHost: \r\nAccept: */*\r\n\r\n", BB_NAME_EMPTY },
+	{ "Host value cut",	"GET / HTTP/1.1\r\nHost: evil.exa", BB_NAME_BAD },
+	{ "Host value without its line end", "GET / HTTP/1.1\r\nHost: evil.example", BB_NAME_BAD },
+	{ "Host with a slash",	"GET / HTTP/1.1\r\nHost: evil/example\r\n\r\n", BB_NAME_BAD },
+	{ "Host with DEL",	"GET / HTTP/1.1\r\nHost: evil\x7f.example\r\n\r\n", BB_NAME_BAD },
+	{ "Host 253 bytes",	http_host254_req, BB_NAME_FOUND, http_host253, "/", 1 },
+	{ "Host 254 bytes",	http_long_host_req, BB_NAME_BAD },
+	{ "HTTP/1.0",		"GET / HTTP/1.0\r\nHost: evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "/", 1 },
+	{ "HTTP/2 preface",	"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", BB_NAME_NONE },
+	{ "HTTP/0.9",		"GET /\r\n", BB_NAME_NONE },
+	{ "lower-case method",	"get / HTTP/1.1\r\nHost: evil.example\r\n\r\n", BB_NAME_NONE },
+	{ "two-letter method",	"GE / HTTP/1.1\r\nHost: evil.example\r\n\r\n", BB_NAME_NONE },
+	{ "eight-letter method", "ABCDEFGH / HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	  BB_NAME_NONE },
+	{ "seven-letter method", "OPTIONS * HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	  BB_NAME_FOUND, "evil.example", "", 1 },
+	{ "TLS bytes",		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", BB_NAME_NONE },
+	{ "CONNECT authority form", "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443"
+	  "\r\n\r\n", BB_NAME_FOUND, "evil.example", "", 1 },
+	{ "absolute form",	"GET http://phish.test/login/a?b HTTP/1.1\r\nHost: phish.test\r\n\r\n",
+	  BB_NAME_FOUND, "phish.test", "/login/a?b", 1 },
+	{ "absolute form with a port", "GET http://phish.test:81/x HTTP/1.1\r\nHost: phish.test"
+	  "\r\n\r\n", BB_NAME_FOUND, "phish.test", "/x", 1 },
+	{ "absolute form without a path", "GET http://phish.test HTTP/1.1\r\nHost: phish.test\r\n"
+	  "\r\n", BB_NAME_FOUND, "phish.test", "", 1 },
+	{ "absolute form in upper case", "GET HTTP://phish.test/x HTTP/1.1\r\nHost: phish.test"
+	  "\r\n\r\n", BB_NAME_FOUND, "phish.test", "/x", 1 },
+	{ "absolute form: the Host header names the host",
+	  "GET http://phish.test/x HTTP/1.1\r\nHost: other.example\r\n\r\n",
+	  BB_NAME_FOUND, "other.example", "/x", 1 },
+	{ "a path longer than a key is cut", http_long_req, BB_NAME_FOUND, "phish.test",
+	  http_long_path, 0 },
+	{ "Host past the bytes read", http_late_host, BB_NAME_EMPTY },
+	{ "Host line at byte 504: past where the search stops", http_host_at_504, BB_NAME_EMPTY },
+	{ "control character in the target", "GET /a\tb HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+	  BB_NAME_NONE },
+};
+
+/* key[1 .. host_len] and the path after it, or a description of what differed. */
+static bool http_check(const struct http_case *c, const __u8 *tail_fill, char *msg, size_t size)
+{
+	static __u8 req[BB_HTTP_SCAN_MAX + 8], key[BB_KEYBUF_BYTES];
+	size_t len = strlen(c->req), i;
+	__u32 reqlen = len > BB_HTTP_SCAN_MAX ? BB_HTTP_SCAN_MAX : len, hlen = 0, plen = 0;
+	size_t want_plen = c->path ? strlen(c->path) : 0;
+	int full = -1, ret;
+
+	for (i = 0; i < sizeof(req); i++)
+		req[i] = tail_fill[i % 24];
+	memcpy(req, c->req, reqlen);
+	memset(key, 0xee, sizeof(key));
+	ret = bb_http_request(req, reqlen, key, &hlen, &plen, &full);
+	if (ret != c->result) {
+		snprintf(msg, size, "result %s, expected %s", name_results[ret & 3],
+			 name_results[c->result]);
+		return false;
+	}
+	if (ret != BB_NAME_FOUND)
+		return true;
+	if (!c->full && want_plen > BB_KEY_MAX - 1 - strlen(c->host))
+		want_plen = BB_KEY_MAX - 1 - strlen(c->host);
+	if (hlen != strlen(c->host) || memcmp(key + 1, c->host, hlen)) {
+		snprintf(msg, size, "host \"%.*s\", expected \"%s\"", (int)hlen, key + 1, c->host);
+		return false;
+	}
+	if (plen != want_plen || memcmp(key + 1 + hlen, c->path, plen) || full != c->full) {
+		snprintf(msg, size, "path \"%.*s\" (%u bytes, full %d), expected %zu bytes, full %d",
+			 (int)(plen > 80 ? 80 : plen), key + 1 + hlen, plen, full, want_plen,
+			 c->full);
+		return false;
+	}
+	return true;
+}
+
+static void test_http(void)
+{
+	static const __u8 zeros[24];
+	const __u8 *decoy = (const __u8 *)"\r\nHost: decoy.example\r\n\n";
+	char msg[300], name[200];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(http_cases); i++) {
+		char decoy_msg[300] = "";
+		bool ok;
+
+		msg[0] = 0;
+		ok = http_check(&http_cases[i], zeros, msg, sizeof(msg));
+		if (ok && !http_check(&http_cases[i], decoy, decoy_msg, sizeof(decoy_msg))) {
+			ok = false;
+			snprintf(msg, sizeof(msg), "with a decoy after the request: %.200s",
+				 decoy_msg);
+		}
+		snprintf(name, sizeof(name), "bb_http_request: %s", http_cases[i].name);
+		tap_result(ok, name, "%s", msg);
+	}
+}
+
+/* ---- TLS ClientHello walk ---- */
+
+struct hello_spec {
+	const char *sni;	/* NULL: no server_name */
+	unsigned int grease;	/* empty extensions before the SNI */
+	unsigned int key_share;	/* key share bytes before the SNI (0: none) */
+	bool ech;		/* an encrypted_client_hello extension before the SNI */
+	bool sni_first;		/* SNI before everything else */
+	unsigned int after;	/* extensions after the SNI */
+	int lie;		/* one of LIE_* */
+};
+
+enum {
+	LIE_NONE,
+	LIE_RECORD_TYPE,	/* 23 */
+	LIE_RECORD_VERSION,	/* 2.0 */
+	LIE_RECORD_SHORT,	/* record length 3 */
+	LIE_HS_TYPE,		/* 2 */
+	LIE_HS_PAST_RECORD,
+	LIE_SESSION_ID_33,
+	LIE_CIPHERS_ZERO,
+	LIE_CIPHERS_ODD,
+	LIE_NO_COMPRESSION,
+	LIE_NO_EXTENSIONS,
+	LIE_EXTS_PAST_HELLO,
+	LIE_EXTS_ONE_BYTE,	/* the extensions' length leaves one byte: no room for a header */
+	LIE_EXT_PAST_END,
+	LIE_SNI_LIST_SHORT,
+	LIE_SNI_TYPE,
+	LIE_SNI_EMPTY_NAME,
+	LIE_SNI_EXT_SHORT,
+	LIE_SNI_NAME_PAST_END,
+};
+
+/* A ClientHello; *sni_off: the SNI name's first byte (0: none). */
+static size_t hello_build(const struct hello_spec *h, __u8 *p, size_t *sni_off)
+{
+	size_t off = 9, i, exts = 0, first_ext = 0, sni_ext = 0, n;
+
+	*sni_off = 0;
+	p[0] = h->lie == LIE_RECORD_TYPE ? 23 : 22;
+	p[1] = h->lie == LIE_RECORD_VERSION ? 2 : 3;
+	p[2] = 1;
+	p[5] = h->lie == LIE_HS_TYPE ? 2 : 1;
+	p[6] = 0;
+	p[off++] = 3;
+	p[off++] = 3;
+	for (i = 0; i < 32; i++)
+		p[off++] = i;
+	n = h->lie == LIE_SESSION_ID_33 ? 33 : 32;
+	p[off++] = n;
+	for (i = 0; i < n; i++)
+		p[off++] = 0xa0 + i % 32;
+	n = h->lie == LIE_CIPHERS_ZERO ? 0 : h->lie == LIE_CIPHERS_ODD ? 5 : 6;
+	put16(p + off, n);
+	off += 2;
+	for (i = 0; i < 6; i++)
+		p[off + i] = 0x13;
+	off += 6 - (h->lie == LIE_CIPHERS_ZERO ? 6 : 0);
+	if (h->lie == LIE_NO_COMPRESSION) {
+		p[off++] = 0;
+	} else {
+		p[off++] = 1;
+		p[off++] = 0;
+	}
+	if (h->lie != LIE_NO_EXTENSIONS) {
+		exts = off;
+		off += 2;
+		first_ext = off;
+		for (i = 0; i < h->grease; i++, off += 4)
+			put16(p + off, 0x0a0a + 0x1010 * (i % 16)), put16(p + off + 2, 0);
+		if (h->ech) {
+			put16(p + off, BB_TLS_EXT_ECH);
+			put16(p + off + 2, 40);
+			memset(p + off + 4, 0xec, 40);
+			off += 44;
+		}
+		if (h->key_share) {
+			put16(p + off, 0x0033);
+			put16(p + off + 2, h->key_share);
+			memset(p + off + 4, 0xab, h->key_share);
+			off += 4 + h->key_share;
+		}
+		if (h->sni) {
+			size_t name_len = strlen(h->sni);
+
+			if (h->sni_first)
+				off = first_ext;
+			sni_ext = off;
+			put16(p + off, BB_TLS_EXT_SERVER_NAME);
+			put16(p + off + 2, 5 + name_len);
+			put16(p + off + 4, 3 + name_len);
+			p[off + 6] = 0;
+			put16(p + off + 7, name_len);
+			memcpy(p + off + 9, h->sni, name_len);
+			*sni_off = off + 9;
+			off += 9 + name_len;
+		}
+		for (i = 0; i < h->after; i++, off += 6) {
+			put16(p + off, 0x002b);
+			put16(p + off + 2, 2);
+			put16(p + off + 4, 0x0304);
+		}
+		put16(p + exts, off - exts - 2 + (h->lie == LIE_EXTS_PAST_HELLO));
+		if (h->lie == LIE_EXTS_ONE_BYTE) {
+			put16(p + exts, 1);
+			off = exts + 3;
+		}
+	}
+	put16(p + 7, off - 9 + (h->lie == LIE_HS_PAST_RECORD));
+	put16(p + 3, h->lie == LIE_RECORD_SHORT ? 3 : off - 5);
+	if (sni_ext) {
+		size_t name_len = strlen(h->sni);
+
+		if (h->lie == LIE_SNI_LIST_SHORT)
+			put16(p + sni_ext + 4, 2 + name_len);
+		if (h->lie == LIE_SNI_TYPE)
+			p[sni_ext + 6] = 1;
+		if (h->lie == LIE_SNI_EMPTY_NAME)
+			put16(p + sni_ext + 7, 0);
+		if (h->lie == LIE_SNI_EXT_SHORT)
+			put16(p + sni_ext + 2, 4);
+		if (h->lie == LIE_SNI_NAME_PAST_END)
+			put16(p + sni_ext + 7, off - *sni_off + 1), put16(p + sni_ext + 4, 0xffff);
+	}
+	if (h->lie == LIE_EXT_PAST_END && first_ext < off)
+		put16(p + first_ext + 2, off - first_ext - 4 + 1);
+	return off;
+}
+
+/*
+ * The walk as bpf/bloomblock.bpf.c drives it: segment after segment, each an exact
+ * copy, seg_lo advanced by each segment's length while the walk wants more.
+ * cuts[] are the segment ends (the last is the length). *seg: the segment it ended in.
+ */
+static int tls_segments(const __u8 *hello, const size_t *cuts, size_t n_cuts,
+			struct bb_tls_walk *w, size_t *seg)
+{
+	size_t lo = 0, i;
+	int ret = BB_TLS_MORE;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < n_cuts; i++) {
+		size_t n = cuts[i] - lo;
+		__u8 *copy = dup_exact(hello + lo, n);
+
+		*seg = i;
+		ret = bb_tls_walk(w, copy, copy + n, n);
+		free(copy);
+		if (ret != BB_TLS_MORE)
+			return ret;
+		w->seg_lo += n;
+		lo = cuts[i];
+	}
+	return ret;
+}
+
+struct tls_case {
+	const char *name;
+	struct hello_spec h;
+	int result;
+	bool ech;		/* w->ech after the walk */
+};
+
+static const struct tls_case tls_cases[] = {
+	{ "SNI only",			{ .sni = "evil.example" }, BB_TLS_SNI },
+	{ "SNI after GREASE",		{ .sni = "evil.example", .grease = 3 }, BB_TLS_SNI },
+	{ "SNI after a key share",	{ .sni = "evil.example", .key_share = 1220 }, BB_TLS_SNI },
+	{ "SNI first, extensions after it", { .sni = "evil.example", .sni_first = true, .after = 5 },
+	  BB_TLS_SNI },
+	{ "SNI of 253 bytes",		{ .sni = http_host253, .grease = 1 }, BB_TLS_SNI },
+	{ "ECH before the SNI",		{ .sni = "public.example", .ech = true }, BB_TLS_SNI, true },
+	{ "ECH without SNI",		{ .ech = true }, BB_TLS_NO_SNI, true },
+	{ "no SNI",			{ .grease = 2, .after = 2 }, BB_TLS_NO_SNI },
+	{ "empty extensions",		{ 0 }, BB_TLS_NO_SNI },
+	{ "no extensions",		{ .sni = "evil.example", .lie = LIE_NO_EXTENSIONS },
+	  BB_TLS_NO_SNI },
+	{ "32 extensions before the SNI", { .sni = "evil.example", .grease = 32 }, BB_TLS_SNI },
+	{ "33 extensions before the SNI: more than one walk follows",
+	  { .sni = "evil.example", .grease = 33 }, BB_TLS_BAD },
+	{ "record type 23",		{ .sni = "evil.example", .lie = LIE_RECORD_TYPE }, BB_TLS_BAD },
+	{ "record version 2",		{ .sni = "evil.example", .lie = LIE_RECORD_VERSION },
+	  BB_TLS_BAD },
+	{ "record length 3",		{ .sni = "evil.example", .lie = LIE_RECORD_SHORT },
+	  BB_TLS_BAD },
+	{ "handshake type 2",		{ .sni = "evil.example", .lie = LIE_HS_TYPE }, BB_TLS_BAD },
+	{ "handshake past the record",	{ .sni = "evil.example", .lie = LIE_HS_PAST_RECORD },
+	  BB_TLS_BAD },
+	{ "session id 33",		{ .sni = "evil.example", .lie = LIE_SESSION_ID_33 },
+	  BB_TLS_BAD },
+	{ "no cipher suites",		{ .sni = "evil.example", .lie = LIE_CIPHERS_ZERO },
+	  BB_TLS_BAD },
+	{ "odd cipher suites length",	{ .sni = "evil.example", .lie = LIE_CIPHERS_ODD },
+	  BB_TLS_BAD },
+	{ "no compression methods",	{ .sni = "evil.example", .lie = LIE_NO_COMPRESSION },
+	  BB_TLS_BAD },
+	{ "extensions past the ClientHello", { .sni = "evil.example", .lie = LIE_EXTS_PAST_HELLO },
+	  BB_TLS_BAD },
+	{ "extensions of one byte",	{ .sni = "evil.example", .lie = LIE_EXTS_ONE_BYTE },
+	  BB_TLS_BAD },
+	{ "an extension past the extensions", { .sni = "evil.example", .grease = 1,
+	  .lie = LIE_EXT_PAST_END }, BB_TLS_BAD },
+	{ "SNI list too short for its name", { .sni = "evil.example", .lie = LIE_SNI_LIST_SHORT },
+	  BB_TLS_BAD },
+	{ "SNI name type 1",		{ .sni = "evil.example", .lie = LIE_SNI_TYPE }, BB_TLS_BAD },
+	{ "SNI name of 0 bytes",	{ .sni = "evil.example", .lie = LIE_SNI_EMPTY_NAME },
+	  BB_TLS_BAD },
+	{ "server_name extension of 4 bytes", { .sni = "evil.example", .lie = LIE_SNI_EXT_SHORT },
+	  BB_TLS_BAD },
+	{ "SNI name past the extensions", { .sni = "evil.example", .lie = LIE_SNI_NAME_PAST_END },
+	  BB_TLS_BAD },
+};
+
+static void test_tls(void)
+{
+	static __u8 hello[20000];
+	struct bb_tls_walk w;
+	char name[200], msg[300];
+	size_t i, len, sni_off, seg, k, k2, cut;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
+		const struct tls_case *c = &tls_cases[i];
+		bool ok;
+
+		len = hello_build(&c->h, hello, &sni_off);
+		cut = len;
+		ret = tls_segments(hello, &cut, 1, &w, &seg);
+		snprintf(name, sizeof(name), "bb_tls_walk: %s", c->name);
+		ok = ret == c->result && w.ech == c->ech;
+		if (ok && ret == BB_TLS_SNI)
+			ok = w.name_len == strlen(c->h.sni) && !memcmp(w.buf, c->h.sni, w.name_len);
+		tap_result(ok, name, "%s, expected %s; ech %u; name \"%.*s\"", tls_results[ret & 3],
+			   tls_results[c->result], w.ech, ret == BB_TLS_SNI ? w.name_len : 0,
+			   w.buf);
+	}
+
+	/* the name's length: up to 254 bytes (253 and a trailing dot) fits a key */
+	{
+		char sni[300];
+		struct hello_spec h = { .sni = sni };
+		int r254, r255;
+
+		memset(sni, 'a', 255);
+		sni[254] = 0;
+		len = hello_build(&h, hello, &sni_off);
+		cut = len;
+		r254 = tls_segments(hello, &cut, 1, &w, &seg);
+		sni[254] = 'a';
+		sni[255] = 0;
+		len = hello_build(&h, hello, &sni_off);
+		cut = len;
+		r255 = tls_segments(hello, &cut, 1, &w, &seg);
+		tap_result(r254 == BB_TLS_SNI && r255 == BB_TLS_BAD,
+			   "bb_tls_walk: a 254-byte SNI is read, a 255-byte one is not",
+			   "254: %s, 255: %s", tls_results[r254 & 3], tls_results[r255 & 3]);
+	}
+
+	/* a field past BB_TLS_MAX_BYTES of stream is never read */
+	{
+		struct hello_spec h = { .sni = "evil.example", .key_share = 16400 };
+
+		len = hello_build(&h, hello, &sni_off);
+		cut = len;
+		ret = tls_segments(hello, &cut, 1, &w, &seg);
+		tap_result(ret == BB_TLS_BAD, "bb_tls_walk: an SNI past 16 KB of stream is not read",
+			   "%s", tls_results[ret & 3]);
+	}
+
+	/*
+	 * Split in two at every byte, in three at every pair, and one byte a segment:
+	 * the SNI comes out whole, in the segment that holds its last byte; every
+	 * earlier segment wants more.
+	 */
+	{
+		static const struct hello_spec specs[] = {
+			{ .sni = "www.evil.example", .grease = 2, .after = 2 },
+			{ .sni = "evil.example", .ech = true, .key_share = 300 },
+		};
+		unsigned long runs = 0, bad = 0;
+		size_t s, cuts[3], sni_seg;
+
+		msg[0] = 0;
+		for (s = 0; s < ARRAY_SIZE(specs); s++) {
+			size_t last = 0;
+
+			len = hello_build(&specs[s], hello, &sni_off);
+			last = sni_off + strlen(specs[s].sni) - 1;	/* the name's last byte */
+			for (k = 1; k < len; k++) {
+				cuts[0] = k;
+				cuts[1] = len;
+				sni_seg = last < k ? 0 : 1;
+				ret = tls_segments(hello, cuts, 2, &w, &seg);
+				runs++;
+				if ((ret != BB_TLS_SNI || seg != sni_seg ||
+				     memcmp(w.buf, specs[s].sni, w.name_len) ||
+				     w.name_len != strlen(specs[s].sni)) && !bad++)
+					snprintf(msg, sizeof(msg), "hello %zu split at %zu: %s in "
+						 "segment %zu", s, k, tls_results[ret & 3], seg + 1);
+			}
+			for (k = 1; k < len; k += 3) {
+				for (k2 = k + 1; k2 < len; k2 += 3) {
+					cuts[0] = k;
+					cuts[1] = k2;
+					cuts[2] = len;
+					sni_seg = last < k ? 0 : last < k2 ? 1 : 2;
+					ret = tls_segments(hello, cuts, 3, &w, &seg);
+					runs++;
+					if ((ret != BB_TLS_SNI || seg != sni_seg ||
+					     memcmp(w.buf, specs[s].sni, w.name_len)) && !bad++)
+						snprintf(msg, sizeof(msg), "hello %zu split at %zu, "
+							 "%zu: %s in segment %zu", s, k, k2,
+							 tls_results[ret & 3], seg + 1);
+				}
+			}
+		}
+		tap_result(!bad, "bb_tls_walk: split in 2 at every byte and in 3 at every third "
+			   "pair, the SNI comes out whole in the segment that completes it",
+			   "%lu of %lu wrong; first: %s", bad, runs, msg);
+
+		/* one byte a segment */
+		for (s = 0, bad = 0; s < ARRAY_SIZE(specs); s++) {
+			size_t *each;
+
+			len = hello_build(&specs[s], hello, &sni_off);
+			each = calloc(len, sizeof(*each));
+			if (!each)
+				break;
+			for (k = 0; k < len; k++)
+				each[k] = k + 1;
+			ret = tls_segments(hello, each, len, &w, &seg);
+			if (ret != BB_TLS_SNI || seg != sni_off + strlen(specs[s].sni) - 1 ||
+			    w.name_len != strlen(specs[s].sni) ||
+			    memcmp(w.buf, specs[s].sni, w.name_len) || w.ech != specs[s].ech) {
+				bad++;
+				snprintf(msg, sizeof(msg), "hello %zu: %s in segment %zu, the name "
+					 "ends in %zu", s, tls_results[ret & 3], seg + 1,
+					 sni_off + strlen(specs[s].sni));
+			}
+			free(each);
+		}
+		tap_result(!bad, "bb_tls_walk: one byte a segment, the SNI comes out at its last "
+			   "byte", "%s", msg);
+	}
+
+	/* the step budget is per segment: 33 extensions before the SNI pass in two */
+	{
+		struct hello_spec h = { .sni = "evil.example", .grease = 33 };
+		size_t cuts[2];
+
+		len = hello_build(&h, hello, &sni_off);
+		cuts[0] = sni_off - 9 - 4 * 10;
+		cuts[1] = len;
+		ret = tls_segments(hello, cuts, 2, &w, &seg);
+		tap_result(ret == BB_TLS_SNI && seg == 1, "bb_tls_walk: the step budget is per "
+			   "segment (33 extensions before the SNI, in two segments)", "%s in %zu",
+			   tls_results[ret & 3], seg + 1);
+	}
+
+	/* malformed ClientHellos: cut anywhere, they never turn into an SNI */
+	{
+		unsigned long runs = 0, wrong = 0;
+
+		msg[0] = 0;
+		for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
+			const struct tls_case *c = &tls_cases[i];
+
+			if (c->result != BB_TLS_BAD || c->h.lie == LIE_NONE)
+				continue;	/* the step budget is per segment: not a lie */
+			len = hello_build(&c->h, hello, &sni_off);
+			for (k = 1; k < len; k++) {
+				size_t cuts[2] = { k, len };
+
+				ret = tls_segments(hello, cuts, 2, &w, &seg);
+				runs++;
+				if (ret != BB_TLS_BAD && !wrong++)
+					snprintf(msg, sizeof(msg), "%s split at %zu: %s", c->name, k,
+						 tls_results[ret & 3]);
+			}
+		}
+		tap_result(!wrong && runs, "bb_tls_walk: every malformed ClientHello split at every "
+			   "byte is still malformed", "%lu of %lu wrong; first: %s", wrong, runs,
+			   msg);
+	}
+
+	/* random bytes after a record header: bounded, never past the buffers (ASan) */
+	{
+		unsigned long sni = 0;
+
+		for (k = 0; k < 100000; k++) {
+			struct hello_spec h = { .sni = "evil.example", .grease = k % 5,
+						.after = k % 3 };
+			size_t cuts[3], flips = 1 + rng_next() % 4, f;
+
+			len = hello_build(&h, hello, &sni_off);
+			for (f = 0; f < flips; f++)
+				hello[rng_next() % len] = rng_next();
+			cuts[0] = 1 + rng_next() % (len - 1);
+			cuts[1] = cuts[0] + rng_next() % (len - cuts[0]);
+			cuts[2] = len;
+			ret = tls_segments(hello, cuts, 3, &w, &seg);
+			if (ret == BB_TLS_SNI)
+				sni++;
+		}
+		tap_result(sni > 0, "bb_tls_walk: 100,000 ClientHellos with random bytes flipped, "
+			   "random segments", "%lu SNIs", sni);
+	}
+}
+
+/* ---- bb_name_parents, bb_url_path_prefixes, bb_name_finish ---- */
+
+struct parents_case {
+	const char *name;
+	__u32 max, max_labels;
+	unsigned int n;
+	__u32 dots[10];		/* key offsets of the dots in front of each parent */
+};
+
+static const struct parents_case parents_cases[] = {
+	{ "evil.example",		9, 10, 0 },
+	{ "www.evil.example",		9, 10, 1, { 4 } },
+	{ "a.b.c.example",		9, 10, 2, { 4, 2 } },
+	{ "a.b.c.d.e.f.g.h.i.j.k.l",	9, 10, 9, { 20, 18, 16, 14, 12, 10, 8, 6, 4 } },
+	{ "a.b.c.d.e.f.g.h.i.j.k.l",	4, 5, 4, { 20, 18, 16, 14 } },
+	{ "a.b.c.d.e.f.g.h.i.j.k.l",	9, 3, 2, { 20, 18 } },
+	{ "a.b.c.d.e.f.g.h.i.j.k.l",	1, 10, 1, { 20 } },
+	{ "example",			9, 10, 0 },
+	{ "",				9, 10, 0 },
+	{ ".example",			9, 10, 0 },
+	{ "x..example",			9, 10, 1, { 2 } },
+};
+
+static void test_parents(void)
+{
+	static __u8 key[BB_KEYBUF_BYTES];
+	char name[200], msg[200];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(parents_cases); i++) {
+		const struct parents_case *c = &parents_cases[i];
+		__u32 dots[16], n, j;
+		bool ok;
+
+		memset(key, 0, sizeof(key));
+		memcpy(key + 1, c->name, strlen(c->name));
+		n = bb_name_parents(key, strlen(c->name), dots, c->max, c->max_labels);
+		ok = n == c->n;
+		for (j = 0; ok && j < n; j++)
+			ok = dots[j] == c->dots[j];
+		msg[0] = 0;
+		for (j = 0; j < n && j < 16; j++)
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " %u", dots[j]);
+		snprintf(name, sizeof(name), "bb_name_parents: \"%s\", at most %u, up to %u labels",
+			 c->name, c->max, c->max_labels);
+		tap_result(ok, name, "%u parents at%s, expected %u", n, msg, c->n);
+	}
+}
+
+struct prefix_case {
+	const char *path;
+	int full;
+	unsigned int n;
+	__u32 lens[8];
+};
+
+static const struct prefix_case prefix_cases[] = {
+	{ "/",				1, 1, { 1 } },
+	{ "/a",				1, 2, { 2, 1 } },
+	{ "/a/b/c?x=1",			1, 5, { 10, 6, 1, 3, 5 } },
+	{ "/a/b/",			1, 3, { 5, 1, 3 } },
+	{ "/a/b/?q",			1, 4, { 7, 5, 1, 3 } },
+	{ "/x/evil.zip",		1, 3, { 11, 1, 3 } },
+	{ "/login/page?x=1",		1, 4, { 15, 11, 1, 7 } },
+	{ "/1/2/3/4/5/6/7/8",		1, 6, { 16, 1, 3, 5, 7, 9 } },
+	{ "/1/2/3/4/5/6/7/8?q",		1, 6, { 18, 16, 1, 3, 5, 7 } },
+	{ "/a/b/c",			0, 3, { 1, 3, 5 } },
+	{ "/a/b/",			0, 2, { 1, 3 } },
+	{ "/a?b/c",			1, 3, { 6, 2, 1 } },
+	{ "?x",				1, 2, { 2, 0 } },
+	{ "",				1, 0 },
+	{ "",				0, 0 },
+};
+
+static void test_prefixes(void)
+{
+	static __u8 key[BB_KEYBUF_BYTES];
+	char name[200], msg[200];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefix_cases); i++) {
+		const struct prefix_case *c = &prefix_cases[i];
+		__u32 out[8], n, j, plen = strlen(c->path);
+		bool ok;
+
+		memset(key, 0, sizeof(key));
+		memcpy(key + 20, c->path, plen);
+		n = bb_url_path_prefixes(key, 20, plen, c->full, out);
+		ok = n == c->n;
+		for (j = 0; ok && j < n; j++)
+			ok = out[j] == c->lens[j];
+		msg[0] = 0;
+		for (j = 0; j < n && j < 8; j++)
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " %u", out[j]);
+		snprintf(name, sizeof(name), "bb_url_path_prefixes: \"%s\"%s", c->path,
+			 c->full ? "" : " (cut)");
+		tap_result(ok, name, "%u lengths:%s, expected %u", n, msg, c->n);
+	}
+}
+
+struct finish_case {
+	const char *in;
+	int result;
+	const char *out;
+};
+
+static const struct finish_case finish_cases[] = {
+	{ "Evil.Example.",	BB_NAME_FOUND, "evil.example" },
+	{ "evil.example",	BB_NAME_FOUND, "evil.example" },
+	{ "_sip._tcp.example",	BB_NAME_FOUND, "_sip._tcp.example" },
+	{ "",			BB_NAME_EMPTY },
+	{ ".",			BB_NAME_EMPTY },
+	{ "evil..",		BB_NAME_FOUND, "evil." },
+	{ "evil example",	BB_NAME_BAD },
+	{ "evil/example",	BB_NAME_BAD },
+	{ "evil\texample",	BB_NAME_BAD },
+	{ "evil\x7f" "example",	BB_NAME_BAD },
+	{ "\xc3\xa9vil.example", BB_NAME_BAD },
+};
+
+static void test_finish(void)
+{
+	static __u8 key[BB_KEYBUF_BYTES];
+	char name[200], big[300];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(finish_cases); i++) {
+		const struct finish_case *c = &finish_cases[i];
+		__u32 len = strlen(c->in);
+		int ret;
+		bool ok;
+
+		memset(key, 0, sizeof(key));
+		memcpy(key + 1, c->in, len);
+		ret = bb_name_finish(key, &len);
+		ok = ret == c->result;
+		if (ok && ret == BB_NAME_FOUND)
+			ok = len == strlen(c->out) && !memcmp(key + 1, c->out, len);
+		snprintf(name, sizeof(name), "bb_name_finish: \"%s\"", c->in);
+		tap_result(ok, name, "%s \"%.*s\"", name_results[ret & 3], (int)len, key + 1);
+	}
+	/* 253 bytes, and 254 with a trailing dot, are names; 254 without is not */
+	{
+		__u32 l253 = 253, l254dot = 254, l254 = 254;
+		int r1, r2, r3;
+
+		memset(big, 'a', sizeof(big));
+		memset(key, 0, sizeof(key));
+		memcpy(key + 1, big, 254);
+		r3 = bb_name_finish(key, &l254);
+		key[254] = '.';
+		r2 = bb_name_finish(key, &l254dot);
+		r1 = bb_name_finish(key, &l253);
+		tap_result(r1 == BB_NAME_FOUND && r2 == BB_NAME_FOUND && l254dot == 253 &&
+			   r3 == BB_NAME_BAD, "bb_name_finish: 253 bytes, 254 with a trailing dot; "
+			   "not 254", "%s, %s (%u), %s", name_results[r1 & 3], name_results[r2 & 3],
+			   l254dot, name_results[r3 & 3]);
+	}
+}
+
+/* ---- Ethernet to L4 ---- */
+
+struct frame_case {
+	const char *name;
+	bool v6, tcp;
+	unsigned int vlans;
+	unsigned int ihl;	/* IPv4 header words; 0: 5 */
+	unsigned int ext;	/* IPv6: hop-by-hop headers; 5: more than followed */
+	bool frag;		/* IPv6 fragment header, offset 0 or (frag_later) not */
+	bool frag_later;
+	bool v4_frag_later;	/* IPv4 non-first fragment */
+	unsigned int doff;	/* TCP header words; 0: 5 */
+	size_t payload;		/* bytes of payload */
+	size_t padding;		/* Ethernet padding after the IP datagram */
+	int cut;		/* frame cut by this many bytes */
+	int parse;		/* bb_parse_packet */
+	int l4;			/* bb_parse_l4 */
+};
+
+static size_t frame_build(const struct frame_case *c, __u8 *p, size_t *payload_off)
+{
+	size_t off = 12, ip, l4_len, i, hdr;
+	__u8 proto = c->tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	unsigned int doff = c->doff ? c->doff : 5;
+
+	memset(p, 0, 1024);
+	for (i = 0; i < c->vlans; i++, off += 4) {
+		put16(p + off, i ? ETH_P_8021Q : ETH_P_8021AD);
+		put16(p + off + 2, 10 + i);
+	}
+	put16(p + off, c->v6 ? ETH_P_IPV6 : ETH_P_IP);
+	off += 2;
+	ip = off;
+	l4_len = (c->tcp ? doff * 4 : 8) + c->payload;
+	if (!c->v6) {
+		hdr = (c->ihl ? c->ihl : 5) * 4;
+		p[off] = 0x40 | hdr / 4;
+		put16(p + off + 2, hdr + l4_len);
+		put16(p + off + 6, c->v4_frag_later ? 0x0010 : 0);
+		p[off + 8] = 64;
+		p[off + 9] = proto;
+		p[off + 12] = 192, p[off + 15] = 1;
+		p[off + 16] = 203, p[off + 19] = 9;
+		memset(p + off + 20, 1, hdr - 20);
+		off += hdr;
+	} else {
+		size_t exts = c->ext + c->frag;
+
+		p[off] = 0x60;
+		put16(p + off + 4, exts * 8 + l4_len);
+		p[off + 6] = c->ext ? IPPROTO_HOPOPTS : c->frag ? IPPROTO_FRAGMENT : proto;
+		p[off + 7] = 64;
+		p[off + 8] = 0x20, p[off + 9] = 0x01, p[off + 23] = 1;
+		p[off + 24] = 0x20, p[off + 25] = 0x01, p[off + 39] = 9;
+		off += 40;
+		for (i = 0; i < c->ext; i++, off += 8)
+			p[off] = i + 1 < c->ext ? IPPROTO_HOPOPTS : c->frag ? IPPROTO_FRAGMENT : proto;
+		if (c->frag) {
+			p[off] = proto;
+			put16(p + off + 2, c->frag_later ? 0x0100 : 0x0001);
+			off += 8;
+		}
+	}
+	put16(p + off, 40000);
+	put16(p + off + 2, 443);
+	if (c->tcp) {
+		p[off + 4] = 0x12, p[off + 7] = 0x34;
+		p[off + 12] = doff << 4;
+		p[off + 13] = 0x18;
+		off += doff * 4;
+	} else {
+		put16(p + off + 4, 8 + c->payload);
+		off += 8;
+	}
+	*payload_off = off;
+	for (i = 0; i < c->payload; i++)
+		p[off + i] = 'p';
+	off += c->payload + c->padding;
+	(void)ip;
+	return off;
+}
+
+static const struct frame_case frame_cases[] = {
+	{ "IPv4 UDP",			.payload = 20 },
+	{ "IPv4 TCP",			.tcp = true, .payload = 20 },
+	{ "IPv4 TCP with options (doff 8)", .tcp = true, .doff = 8, .payload = 20 },
+	{ "IPv4 TCP doff 4",		.tcp = true, .doff = 4, .payload = 20,
+	  .l4 = BB_PARSE_MALFORMED },
+	{ "IPv4 IHL 15",		.ihl = 15, .payload = 20 },
+	{ "IPv4 in QinQ",		.vlans = 2, .payload = 20 },
+	{ "IPv4 with Ethernet padding: payload by the IP length", .payload = 4, .padding = 20 },
+	{ "IPv4 non-first fragment",	.v4_frag_later = true, .payload = 20, .l4 = BB_PARSE_NON_IP },
+	{ "IPv4 TCP header cut",	.tcp = true, .payload = 0, .cut = 1,
+	  .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv4 TCP options cut",	.tcp = true, .doff = 8, .payload = 0, .cut = 1,
+	  .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv4 UDP header cut",	.payload = 0, .cut = 1, .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv6 UDP",			.v6 = true, .payload = 20 },
+	{ "IPv6 TCP in 802.1Q",		.v6 = true, .tcp = true, .vlans = 1, .payload = 20 },
+	{ "IPv6 one hop-by-hop header",	.v6 = true, .ext = 1, .payload = 20 },
+	{ "IPv6 four extension headers", .v6 = true, .ext = 3, .frag = true, .payload = 20 },
+	{ "IPv6 five extension headers: more than followed", .v6 = true, .ext = 5, .payload = 20,
+	  .l4 = BB_PARSE_MALFORMED },
+	{ "IPv6 first fragment",	.v6 = true, .frag = true, .tcp = true, .payload = 20 },
+	{ "IPv6 later fragment",	.v6 = true, .frag = true, .frag_later = true, .payload = 20,
+	  .l4 = BB_PARSE_NON_IP },
+	{ "IPv6 extension header cut",	.v6 = true, .ext = 1, .payload = 0, .cut = 12,
+	  .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv6 with Ethernet padding",	.v6 = true, .payload = 3, .padding = 30 },
+};
+
+static void test_frames(void)
+{
+	__u8 frame[1024];
+	char name[200];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(frame_cases); i++) {
+		const struct frame_case *c = &frame_cases[i];
+		size_t poff, len = frame_build(c, frame, &poff);
+		struct bb_packet pkt = {};
+		struct bb_cursor cur;
+		__u8 *copy;
+		int parse, l4 = -1;
+		bool ok;
+
+		len -= c->cut;
+		copy = dup_exact(frame, len);
+		cur.pos = copy;
+		cur.end = copy + len;
+		parse = bb_parse_packet(&cur, &pkt);
+		if (parse == BB_PARSE_OK)
+			l4 = bb_parse_l4(&cur, &pkt);
+		ok = parse == c->parse && l4 == c->l4 && pkt.vlans == c->vlans;
+		if (ok && l4 == BB_PARSE_OK)
+			ok = pkt.sport == 40000 && pkt.dport == 443 &&
+			     (__u8 *)pkt.payload == copy + poff && pkt.payload_len == c->payload &&
+			     pkt.l4_proto == (c->tcp ? IPPROTO_TCP : IPPROTO_UDP) &&
+			     (!c->tcp || (pkt.seq == 0x12000034 && pkt.tcp_flags == 0x18));
+		snprintf(name, sizeof(name), "bb_parse_packet/bb_parse_l4: %s", c->name);
+		tap_result(ok, name, "parse %d (expected %d), l4 %d (expected %d), vlans %u, "
+			   "ports %u>%u, payload at %td (expected %zu), %u bytes (expected %zu)",
+			   parse, c->parse, l4, c->l4, pkt.vlans, pkt.sport, pkt.dport,
+			   pkt.payload ? (__u8 *)pkt.payload - copy : -1, poff, pkt.payload_len,
+			   c->payload);
+		free(copy);
+	}
+}
+
+/* ---- main ---- */
+
+static void make_strings(void)
+{
+	size_t i;
+
+	memset(dns_long63, 'a', 63);
+	strcpy(dns_long63 + 63, ".example");
+	memset(dns_long64, 'a', 64);
+	strcpy(dns_long64 + 64, ".example");
+	/* 253 bytes: three labels of 63, one of 59, dots between */
+	for (i = 0; i < 253; i++)
+		dns_253[i] = (i + 1) % 64 == 0 ? '.' : 'a' + i % 26;
+	dns_253[253] = 0;
+	memcpy(dns_254, dns_253, 253);
+	strcpy(dns_254 + 253, "b");
+	for (i = 0; i < 253; i++)
+		dns_upper253[i] = dns_253[i] == '.' ? '.' : dns_253[i] - 'a' + 'A';
+	memset(http_host253, 'h', 253);
+	for (i = 50; i < 253; i += 50)
+		http_host253[i] = '.';
+	http_host253[253] = 0;
+	snprintf(http_host254_req, sizeof(http_host254_req), "GET / HTTP/1.1\r\nHost: %s\r\n\r\n",
+		 http_host253);
+	memset(http_long_host, 'h', 254);
+	http_long_host[254] = 0;
+	snprintf(http_long_host_req, sizeof(http_long_host_req),
+		 "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", http_long_host);
+	strcpy(http_long_path, "/login/");
+	for (i = 7; i < 300; i++)
+		http_long_path[i] = 'a' + i % 26;
+	http_long_path[300] = 0;
+	snprintf(http_long_req, sizeof(http_long_req), "GET %s HTTP/1.1\r\nHost: phish.test\r\n\r\n",
+		 http_long_path);
+	snprintf(http_late_host, sizeof(http_late_host), "GET / HTTP/1.1\r\nCookie: %0500d\r\n"
+		 "Host: evil.example\r\n\r\n", 0);
+	/* "\nHost:" at byte 504: inside the 512 bytes read, past where the search stops */
+	snprintf(http_host_at_504, sizeof(http_host_at_504), "GET / HTTP/1.1\r\nCookie: %0*d\r\n"
+		 "Host: e.x\r\n", 504 - 25, 0);
+}
+
+int main(void)
+{
+	tap_plan_header();
+	make_strings();
+	tap_result(strlen(dns_253) == 253 && strlen(dns_254) == 254 &&
+		   strchr(http_host_at_504, '\n') && strstr(http_host_at_504, "\nHost:") -
+		   http_host_at_504 == 504, "test strings have the lengths they claim",
+		   "%zu %zu %td", strlen(dns_253), strlen(dns_254),
+		   strstr(http_host_at_504, "\nHost:") - http_host_at_504);
+	test_dns();
+	test_http();
+	test_tls();
+	test_parents();
+	test_prefixes();
+	test_finish();
+	test_frames();
+	return tap_finish();
+}
