@@ -3,7 +3,8 @@
 # bloomblock in 20 seconds: two private network namespaces joined by a veth pair,
 # a small blocklist, the real `bloomblock load`, real pings from a listed and an
 # unlisted client (IPv4 and IPv6), status and stats, a reload that flips the
-# verdicts, and an unload. Everything it creates is removed on exit, and nothing
+# verdicts, names screened in real DNS queries and HTTP requests (dig and curl
+# against dnsmasq and busybox httpd in the server's namespace), and an unload. Everything it creates is removed on exit, and nothing
 # is added to this machine's own network namespace.
 #
 #   sudo make demo          (or: sudo scripts/demo.sh)
@@ -19,6 +20,7 @@ CLIENTS=$TAG-clients
 PIN=/sys/fs/bpf/$TAG		# a private pin dir: a real install is never touched
 IF=bbdemo0
 TMP=
+SERVER_PIDS=()			# dnsmasq and busybox httpd, in the server namespace
 
 if [ -t 1 ]; then
 	B=$'\e[1m' G=$'\e[32m' R=$'\e[31m' D=$'\e[2m' N=$'\e[0m'
@@ -29,6 +31,8 @@ fi
 die() { echo "${R}demo: $*${N}" >&2; exit 1; }
 
 cleanup() {
+	local p
+	for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	if [ -d "$PIN" ]; then
 		timeout 20 "$BB" --pin-dir "$PIN" unload --all >/dev/null 2>&1
 		rm -rf "$PIN"
@@ -172,8 +176,94 @@ swapped() { [ -n "$gen1" ] && [ "$gen2" = "$((gen1 + 1))" ] && [ -n "$link1" ] &
 expect "the reload moves the generation up by one and keeps the same XDP link" swapped &&
 	echo "    filter generation $gen1 -> $gen2, same XDP link (id $link2): swapped in one atomic step, not re-attached"
 
-# ---- 7. unload ------------------------------------------------------------------------------------
-step "7. Detach:  bloomblock unload -i $IF"
+# ---- 7. names -----------------------------------------------------------------------------------
+# serve COMMAND...: a server in the server namespace, in the background, gone within
+# 60 s whatever happens (timeout passes the cleanup's SIGTERM on to it and its children)
+serve() {
+	ip netns exec "$SERVER" timeout 60 "$@" >/dev/null 2>&1 &
+	SERVER_PIDS+=($!)
+}
+# listening PROTO PORT: wait (at most ~3 s) until the server namespace listens there
+listening() {
+	local _
+	for _ in $(seq 30); do
+		[ -n "$(ip netns exec "$SERVER" ss -Hln"$1" "sport = :$2" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# name_verdict dns|http NAME EXPECT(answered|dropped) LABEL: one query or request from
+# 198.51.100.2 (not listed). An answer takes milliseconds; the client waits 1 s (dig)
+# or 1.5 s (curl) where a drop is expected, and 4 s where an answer is.
+name_verdict() {
+	local kind=$1 name=$2 want=$3 label=$4 got=dropped shown o wait=4
+	[ "$want" = dropped ] && wait=1
+	if [ "$kind" = dns ]; then
+		shown="dig $name"
+		o=$(ip netns exec "$CLIENTS" timeout 10 dig +time=$wait +tries=1 +short -b 198.51.100.2 \
+			@198.51.100.1 "$name" A 2>&1)
+		grep -qx '198.51.100.1' <<<"$o" && got=answered
+	else
+		shown="curl http://$name/"
+		[ "$want" = dropped ] && wait=1.5
+		o=$(ip netns exec "$CLIENTS" timeout 10 curl -s -o /dev/null -w '%{http_code}' \
+			--max-time $wait --interface 198.51.100.2 --resolve "$name:80:198.51.100.1" \
+			"http://$name/" 2>&1)
+		[ "$o" = 200 ] && got=answered
+	fi
+	if [ "$got" = "$want" ]; then
+		passed=$((passed + 1))
+		printf '    %-26s %-13s %s%-9s%s (as expected)\n' "$shown" "($label):" "$G" "$got" "$N"
+	else
+		failed=$((failed + 1))
+		printf '    %-26s %-13s %s%-9s%s UNEXPECTED: should be %s\n' "$shown" "($label):" "$R" \
+			"$got" "$N" "$want"
+	fi
+}
+names_missing=
+for c in dig dnsmasq busybox curl ss; do
+	command -v "$c" >/dev/null || names_missing="$names_missing $c"
+done
+if [ -n "$names_missing" ]; then
+	step "7. Names: skipped, needs$names_missing (scripts/install-deps.sh installs them)"
+else
+	cat >"$TMP/blocklist3.txt" <<'EOF'
+# names too: a DNS query, TLS SNI or HTTP Host for these or any subdomain is dropped
+198.51.100.3
+2001:db8:51::3
+ads.example
+0.0.0.0 tracker.example   # a hosts-file line works too
+EOF
+	mkdir -p "$TMP/www" && echo "bloomblock demo page" >"$TMP/www/index.html"
+	serve dnsmasq --no-daemon --conf-file=/dev/null --pid-file= --port=53 --bind-interfaces \
+		--listen-address=198.51.100.1 --no-resolv --no-hosts --address=/example/198.51.100.1
+	serve busybox httpd -f -p 80 -h "$TMP/www"
+	step "7. Names: the server now also runs a DNS server (dnsmasq) and a web server (busybox httpd)."
+	echo "   A list can hold names: bloomblock reads the name in DNS queries, TLS ClientHellos (SNI)"
+	echo "   and HTTP requests (Host, URL) and drops the packet when the name is listed."
+	echo "   bloomblock load blocklist3.txt:"
+	indent <"$TMP/blocklist3.txt"
+	servers_up() { listening u 53 && listening t 80; }
+	if expect "the DNS and web servers start" servers_up; then
+		bb load "$TMP/blocklist3.txt" 2>&1 | grep -v '^ ' | indent
+		[ "${PIPESTATUS[0]}" = 0 ] || die "bloomblock load (names) failed"
+		name_verdict dns www.ads.example dropped "subdomain"
+		name_verdict dns news.example answered "not listed"
+		name_verdict http ads.example dropped "listed"
+		name_verdict http news.example answered "not listed"
+		name_verdict dns tracker.example dropped "listed"
+		hits=$(bb stats -j)
+		n_dns=$(sed -n 's/.*"dns_hits":\([0-9]*\).*/\1/p' <<<"$hits")
+		n_http=$(sed -n 's/.*"http_hits":\([0-9]*\).*/\1/p' <<<"$hits")
+		names_counted() { [ "${n_dns:-0}" -ge 2 ] && [ "${n_http:-0}" -ge 1 ]; }
+		expect "stats count the DNS and HTTP hits" names_counted &&
+			echo "    => the dropped queries and requests were never answered; stats: dns_hits $n_dns," \
+				"http_hits $n_http (a client that gets no answer retries, so hits can exceed requests)"
+	fi
+fi
+
+# ---- 8. unload ------------------------------------------------------------------------------------
+step "8. Detach:  bloomblock unload -i $IF"
 bb unload -i "$IF" 2>&1 | indent
 verdict 198.51.100.3 198.51.100.1 answered "nothing loaded"
 expect "the pinned state is gone" [ ! -e "$PIN" ]

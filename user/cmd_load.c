@@ -70,9 +70,13 @@ static int parse_ports(const char *s, __u16 *ports)
 
 	memset(ports, 0, BB_MAX_PORTS * sizeof(*ports));
 	while (*s) {
-		unsigned long v = strtoul(s, &end, 10);
+		unsigned long v;
 
-		if (end == s || v < 1 || v > 65535 || n == BB_MAX_PORTS || (*end && *end != ','))
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = strtoul(s, &end, 10);
+		if (v < 1 || v > 65535 || n == BB_MAX_PORTS || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]))
 			return -EINVAL;
 		ports[n++] = (__u16)v;
 		s = *end ? end + 1 : end;
@@ -221,9 +225,17 @@ int cmd_load(int argc, char **argv)
 		case 'v':
 			lopts.report_max = 0;
 			break;
-		case 'S':
-			fopts.seed = strtoull(optarg, NULL, 0);
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			fopts.seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end || errno || !fopts.seed) {
+				pr_err("--seed wants a non-zero number, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
 			break;
+		}
 		case 'H':
 			if (!strcmp(optarg, "xdp"))
 				hooks[BB_HOOK_XDP] = true;
