@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The benchmark driver's parts: result tables, packet builders, generated lists, helpers. */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "list.h"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* ---- results: tables of text cells, printed as text, Markdown and CSV (table.c) ---- */
+
+#define BT_COLS			12
+#define BT_CELL			96
+
+struct bt_row {
+	char cell[BT_COLS][BT_CELL];
+};
+
+struct table {
+	char id[32];		/* CSV: which table a line belongs to */
+	char title[200];
+	char notes[4096];	/* paragraphs printed under the table */
+	int ncols, nkeys;	/* the first nkeys columns name the row */
+	char col[BT_COLS][BT_CELL];
+	struct bt_row *rows;
+	int nrows, cap;
+};
+
+/* cols: NULL-terminated column names. */
+void table_init(struct table *t, const char *id, const char *title, int nkeys,
+		const char *const *cols);
+/* One row of ncols cells. */
+void table_add(struct table *t, const char *const *cells);
+void table_note(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void table_free(struct table *t);
+void table_print_text(FILE *f, const struct table *t);
+void table_print_md(FILE *f, const struct table *t);
+/* Tidy CSV: table,row,column,value,min,max ("m (lo-hi)" cells are split). */
+void table_print_csv_header(FILE *f);
+void table_print_csv(FILE *f, const struct table *t);
+
+/* ---- statistics over a few runs ---- */
+
+struct st3 {
+	double med, min, max;
+	int n;
+};
+
+void st3_of(struct st3 *s, const double *v, int n);
+/* "med (min-max)" with the given number of decimals; "-" when empty. */
+const char *st3_fmt(char *buf, size_t size, const struct st3 *s, int decimals);
+/* a / b as "0.42x"; "-" when either is missing. */
+const char *ratio_fmt(char *buf, size_t size, double a, double b);
+
+double now_s(void);
+long long mem_available_kb(void);
+/* The map's memlock as the kernel accounts it (fdinfo), bytes; -1 when unknown. */
+long long map_memlock(int fd);
+
+/* ---- packets (packets.c) ---- */
+
+#define PKT_MAX 2048
+
+size_t pkt_udp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void *payload,
+		size_t len);
+size_t pkt_udp6(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void *payload,
+		size_t len);
+size_t pkt_tcp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, __u32 seq,
+		const void *payload, size_t len);
+/* Payloads: a DNS query (A, RD), a TLS ClientHello with SNI, an HTTP/1.1 GET. */
+size_t dns_query(__u8 *p, size_t cap, const char *name);
+size_t tls_client_hello(__u8 *p, size_t cap, const char *sni, size_t *sni_off);
+size_t http_request(__u8 *p, size_t cap, const char *host);
+
+/* ---- generated lists (lists.c): the sequences of bench_seq.h ---- */
+
+/* Entries built directly (no text parsing): member addresses, or the CIDR-heavy list. */
+int bench_list_ip4(struct bb_list *list, __u32 n);
+int bench_list_ip6(struct bb_list *list, __u32 n);
+int bench_list_cidr(struct bb_list *list, __u32 n);
+/* Hostname j of the generated name lists: 2 to 4 labels, distinct. */
+void bench_name(__u32 j, char *buf, size_t size);
+/* Text files: one IPv4 address or one name per line; an nftables set of n addresses. */
+int bench_write_ip4_file(const char *path, __u32 n);
+int bench_write_names_file(const char *path, __u32 n);
+int bench_write_nft_file(const char *path, __u32 n);
+
+#endif /* BENCH_H */

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Benchmark programs beside the real ones: the lookups measured are bloomblock.bpf.c's own. */
+
+/*
+ * The real program file, included whole: its maps, its static lookup functions
+ * (match_ip4, match_ip6, open_filter, ...) and its entry programs are compiled into
+ * this object byte for byte as into bloomblock.bpf.o. The driver pushes filters into
+ * THIS object's `filters` map and runs `bloomblock_xdp` on crafted packets for the
+ * hot and name rows; the programs below add the comparators and the cold regime.
+ */
+#include "bloomblock.bpf.c"
+#include "../bench/bench_seq.h"
+
+/*
+ * Comparators for the same IPv4 addresses. The driver creates these maps itself
+ * (to size them, and to see what each one costs in memory) and hands them to the
+ * skeleton before load; the sizes below are placeholders.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bench_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct bench_lpm_key);
+	__type(value, __u32);
+} bench_lpm SEC(".maps");
+
+/* The same trie type holding the CIDR-heavy list: the exact structure for prefixes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct bench_lpm_key);
+	__type(value, __u32);
+} bench_lpm_cidr SEC(".maps");
+
+/* map_extra 0: the kernel's default number of hash functions (5). */
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} bench_bloom SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bench_cpu);
+} bench_state SEC(".maps");
+
+struct bench_cfg bench_cfg;
+
+/*
+ * Cold regime: each run takes the next index from the per-CPU counter and derives
+ * its address (bench/bench_seq.h). Every cold program does exactly this, then its
+ * own lookup, then counts a hit in the same per-CPU slot: the derivation costs the
+ * same in every row, and the "derive only" row measures it.
+ */
+static __always_inline struct bench_cpu *bench_next(__u8 *a)
+{
+	__u32 zero = 0, span = bench_cfg.span;
+	struct bench_cpu *b = bpf_map_lookup_elem(&bench_state, &zero);
+	__u64 j;
+
+	if (!b)
+		return NULL;
+	j = b->next;
+	b->next = j + 1 >= span ? 0 : j + 1;
+	b->runs++;
+	bench_addr((__u32)j, bench_cfg.miss, a);
+	return b;
+}
+
+/* The real program's lookup, with the context bloomblock_core() builds. */
+static __always_inline int bench_bb_match(const __u8 *a, int v4)
+{
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	if (!c.st || !open_filter(&c))
+		return 0;
+	return v4 ? match_ip4(&c, a) : match_ip6(&c, a);
+}
+
+static __always_inline int bench_lpm_hit(void *map, const __u8 *a)
+{
+	struct bench_lpm_key key = { .prefixlen = 32 };
+
+	__builtin_memcpy(key.addr, a, 4);
+	return bpf_map_lookup_elem(map, &key) != NULL;
+}
+
+static __always_inline int bench_derived(const __u8 *a)
+{
+	__u32 v;
+
+	__builtin_memcpy(&v, a, 4);
+	return v == 0xffffffffU;	/* never: keeps the derivation live */
+}
+
+#define BENCH_COLD(name, hit_expr)						\
+SEC("xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	__u8 a[16] __attribute__((aligned(8)));					\
+	struct bench_cpu *b = bench_next(a);					\
+										\
+	if (!b)									\
+		return XDP_ABORTED;						\
+	b->hits += (hit_expr) ? 1 : 0;						\
+	return XDP_PASS;							\
+}
+
+BENCH_COLD(bench_derive, bench_derived(a))
+BENCH_COLD(bench_hash_cold, bpf_map_lookup_elem(&bench_hash, a) != NULL)
+BENCH_COLD(bench_lpm_cold, bench_lpm_hit(&bench_lpm, a))
+BENCH_COLD(bench_lpm_cidr_cold, bench_lpm_hit(&bench_lpm_cidr, a))
+BENCH_COLD(bench_bloom_cold, bpf_map_peek_elem(&bench_bloom, a) == 0)
+BENCH_COLD(bench_bb_ip4_cold, bench_bb_match(a, 1))
+BENCH_COLD(bench_bb_ip6_cold, bench_bb_match(a, 0))
+
+/* The floor: a program that does nothing. */
+SEC("xdp")
+int bench_empty(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}
+
+/*
+ * Hot regime (the same packet every run): what bloomblock_core() does before any
+ * lookup, parse and count, and then the comparator's lookup of the source address.
+ * Hits return XDP_DROP, like the real program, so the driver can check them.
+ */
+static __always_inline int bench_parse_count(struct xdp_md *ctx, struct bb_packet *pkt)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct bb_cursor cur = { .pos = data, .end = data_end };
+	struct bb_stats *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (!st)
+		return -1;
+	st->packets++;
+	if (bb_parse_packet(&cur, pkt) != BB_PARSE_OK) {
+		st->passed++;
+		return -1;
+	}
+	if (pkt->l3_proto == ETH_P_IP)
+		st->ipv4++;
+	else
+		st->ipv6++;
+	st->passed++;
+	return 0;
+}
+
+SEC("xdp")
+int bench_parse(struct xdp_md *ctx)
+{
+	struct bb_packet pkt = {};
+
+	bench_parse_count(ctx, &pkt);
+	return XDP_PASS;
+}
+
+#define BENCH_HOT(name, hit_expr)						\
+SEC("xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	struct bb_packet pkt = {};						\
+	const __u8 *a = pkt.saddr;						\
+										\
+	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IP)		\
+		return XDP_PASS;						\
+	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
+}
+
+BENCH_HOT(bench_hash_hot, bpf_map_lookup_elem(&bench_hash, a) != NULL)
+BENCH_HOT(bench_lpm_hot, bench_lpm_hit(&bench_lpm, a))
+BENCH_HOT(bench_lpm_cidr_hot, bench_lpm_hit(&bench_lpm_cidr, a))
+BENCH_HOT(bench_bloom_hot, bpf_map_peek_elem(&bench_bloom, (void *)a) == 0)
+
+/*
+ * Fill the comparator maps from the kernel side, member j = fill_start + i for
+ * i < fill_count: the same sequence, and no syscall per element (the LPM trie and
+ * the Bloom filter map have no batch update). Not timed as a load path: the driver
+ * times bpf_map_update_batch() into a hash map for that.
+ */
+struct bench_fill_ctx {
+	__u32 start;
+	__u32 kind;
+	__u32 errors;
+};
+
+static long bench_fill_one(__u64 i, void *data)
+{
+	struct bench_fill_ctx *f = data;
+	struct bench_lpm_key key;
+	__u32 j = f->start + (__u32)i, one = 1, plen, x;
+	__u8 a[16] __attribute__((aligned(8)));
+	long err;
+
+	bench_addr(j, 0, a);
+	switch (f->kind) {
+	case BENCH_FILL_HASH:
+		err = bpf_map_update_elem(&bench_hash, a, &one, BPF_NOEXIST);
+		break;
+	case BENCH_FILL_LPM:
+		key.prefixlen = 32;
+		__builtin_memcpy(key.addr, a, 4);
+		err = bpf_map_update_elem(&bench_lpm, &key, &one, BPF_ANY);
+		break;
+	case BENCH_FILL_LPM_CIDR:
+		plen = bench_cidr_plen(j);
+		x = __builtin_bswap32(bench_ip4(j, 0) & bench_mask4(plen));
+		key.prefixlen = plen;
+		__builtin_memcpy(key.addr, &x, 4);
+		err = bpf_map_update_elem(&bench_lpm_cidr, &key, &one, BPF_ANY);
+		break;
+	case BENCH_FILL_BLOOM:
+		err = bpf_map_push_elem(&bench_bloom, a, BPF_ANY);
+		break;
+	default:
+		err = -1;
+	}
+	if (err)
+		f->errors++;
+	return 0;
+}
+
+SEC("xdp")
+int bench_fill(struct xdp_md *ctx)
+{
+	struct bench_fill_ctx f = {
+		.start = bench_cfg.fill_start,
+		.kind = bench_cfg.fill_kind,
+	};
+
+	bpf_loop(bench_cfg.fill_count, bench_fill_one, &f, 0);
+	bench_cfg.fill_errors += f.errors;
+	return XDP_PASS;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark (`make bench`): the load path through the real CLI and nftables, then
+# the driver (.output/bench) for per-packet cost, memory, FPR and the in-process load
+# path; one table at the end, also written as Markdown and CSV to bench-results/.
+#
+#   sudo make bench                       full run (~10 minutes)
+#   sudo scripts/bench.sh --quick         smoke run with small sizes (< 2 minutes)
+#
+# Generated lists live in a temp dir; the private network namespace (for the CLI's
+# interface and for nft) and the pin dir are removed on exit, whatever happens.
+# docs/BENCHMARKS.md explains what each number means.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${BB_OUTPUT:-.output}
+case $OUT in /*) ;; *) OUT=$ROOT/$OUT ;; esac
+DRIVER=${BENCH_DRIVER:-$OUT/bench}
+BB=${BB:-$ROOT/bloomblock}
+RESULTS=${BENCH_RESULTS:-$ROOT/bench-results}
+NFT_TIMEOUT=${BENCH_NFT_TIMEOUT:-240}	# seconds one `nft -f` may take
+TAG=bbbench-$$
+NS=$TAG
+PIN=/sys/fs/bpf/$TAG
+TMP=
+QUICK=
+DRIVER_ARGS=()
+
+usage() {
+	echo "usage: $0 [--quick] [--rounds N] [--cpu N]"
+	echo "  --quick     small sizes, a smoke run of every part (< 2 minutes)"
+	echo "  --rounds N  runs per figure (median, min, max); default 7, quick 3"
+	echo "  --cpu N     CPU the driver pins itself to; default the last one"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=--quick; DRIVER_ARGS+=(--quick) ;;
+	--rounds|--cpu) [ $# -ge 2 ] || { usage >&2; exit 2; }; DRIVER_ARGS+=("$1" "$2"); shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "  .. $*" >&2; }
+
+cleanup() {
+	if [ -d "$PIN" ]; then
+		timeout 30 nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" unload --all \
+			>/dev/null 2>&1
+		rm -rf "$PIN"
+	fi
+	ip netns del "$NS" 2>/dev/null
+	[ -n "$TMP" ] && rm -rf "$TMP"
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" = 0 ] || die "needs root (BPF, network namespaces): sudo make bench"
+mountpoint -q /sys/fs/bpf || die "bpffs is not mounted at /sys/fs/bpf"
+[ -x "$DRIVER" ] || die "$DRIVER is missing: make $OUT/bench (or make bench)"
+[ -x "$BB" ] || die "$BB is missing: make"
+for tool in jq nsenter ip; do
+	command -v $tool >/dev/null || die "$tool is needed"
+done
+TIME=/usr/bin/time
+[ -x $TIME ] || TIME=
+
+read -r LINES NFT1 NFT2 < <("$DRIVER" $QUICK --sizes) || die "$DRIVER --sizes failed"
+TMP=$(mktemp -d /tmp/bbbench.XXXXXX) || die "mktemp failed"
+RES=$TMP/load-results.txt
+: > "$RES"
+START=$(date +%s)
+
+echo "bloomblock benchmark${QUICK:+ (quick)}: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs; kernel $(uname -r)" >&2
+note "generating $LINES-line IPv4 and hostname lists in $TMP"
+"$DRIVER" --gen "$TMP" "$LINES" || die "generating lists failed"
+
+# The CLI needs an interface for a first load: a veth pair in a namespace of our own.
+# nsenter --net changes the network namespace only, so bloomblock still sees the
+# host's bpffs (ip netns exec would remount /sys).
+ip netns add "$NS" || die "ip netns add $NS failed"
+ip -n "$NS" link add bbb0 type veth peer name bbb1 || die "veth in $NS failed"
+ip -n "$NS" link set bbb0 up && ip -n "$NS" link set bbb1 up && ip -n "$NS" link set lo up
+
+now() { date +%s.%N; }
+
+# cli_load TAG FILE: one `bloomblock load`, its own timing lines, wall time and peak RSS
+cli_load() {
+	local tag=$1 file=$2 t0 t1 rc json=$TMP/load-$1.json err=$TMP/load-$1.err tf=$TMP/time-$1
+	local -a cmd=(nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" -j load "$file" -i bbb0)
+
+	note "bloomblock load $(basename "$file") ($tag)"
+	t0=$(now)
+	if [ -n "$TIME" ]; then
+		$TIME -v -o "$tf" "${cmd[@]}" >"$json" 2>"$err"
+	else
+		"${cmd[@]}" >"$json" 2>"$err"
+	fi
+	rc=$?
+	t1=$(now)
+	if [ $rc != 0 ] || ! jq -e .seconds "$json" >/dev/null 2>&1; then
+		echo "cli_${tag}_error load failed (exit $rc): $(tail -n 1 "$err" | tr -d '\n')" >>"$RES"
+		return 1
+	fi
+	{
+		echo "cli_${tag}_lines $(jq '.total.lines' "$json")"
+		echo "cli_${tag}_keys $(jq '.filter.keys' "$json")"
+		echo "cli_${tag}_parse_s $(jq '.seconds.parse' "$json")"
+		echo "cli_${tag}_build_s $(jq '.seconds.build' "$json")"
+		echo "cli_${tag}_push_s $(jq '.seconds.push' "$json")"
+		echo "cli_${tag}_wall_s $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}")"
+		[ -f "$tf" ] && echo "cli_${tag}_maxrss_kb $(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tf")"
+	} >>"$RES"
+	grep '^timing:' "$err" | sed "s/^/       $tag: /" >&2
+	return 0
+}
+
+unload_all() {
+	timeout 30 nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" unload --all >/dev/null 2>&1
+	rm -rf "$PIN"
+}
+
+# 1. A first load of each list (program load, attach, filter live), and a reload.
+cli_load ip4 "$TMP/ip4.txt"
+cli_load reload "$TMP/ip4.txt"
+unload_all
+cli_load names "$TMP/names.txt"
+unload_all
+
+# 2. The same addresses into an nftables set, in the private namespace.
+if command -v nft >/dev/null; then
+	for n in $NFT1 $NFT2; do
+		f=$TMP/set-$n.nft
+		"$DRIVER" --gen-nft "$f" "$n" || { echo "nft_${n}_status generating failed" >>"$RES"; continue; }
+		note "nft -f: a set of $n addresses (timeout ${NFT_TIMEOUT}s)"
+		t0=$(now)
+		ip netns exec "$NS" timeout "$NFT_TIMEOUT" nft -f "$f" >"$TMP/nft.err" 2>&1
+		rc=$?
+		t1=$(now)
+		if [ $rc = 0 ]; then
+			echo "nft_${n}_s $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}")" >>"$RES"
+			echo "nft_${n}_status ok: one transaction of $(( (n + 99999) / 100000 )) add-element statements" >>"$RES"
+		elif [ $rc = 124 ]; then
+			echo "nft_${n}_status timeout after ${NFT_TIMEOUT}s" >>"$RES"
+		else
+			echo "nft_${n}_status failed (exit $rc): $(tail -n 1 "$TMP/nft.err" | tr -d '\n')" >>"$RES"
+		fi
+		ip netns exec "$NS" nft flush ruleset 2>/dev/null
+		rm -f "$f"
+	done
+else
+	echo "nft_${NFT1}_status nft not installed" >>"$RES"
+	echo "nft_${NFT2}_status nft not installed" >>"$RES"
+fi
+
+# 3. Everything else, and the tables.
+mkdir -p "$RESULTS" || die "cannot create $RESULTS"
+BENCH_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo "+changes") \
+BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) \
+	"$DRIVER" "${DRIVER_ARGS[@]}" --out "$RESULTS" --lists "$TMP" --load-results "$RES"
+rc=$?
+echo "bench: $(( $(date +%s) - START ))s in all" >&2
+exit $rc
