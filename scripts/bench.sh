@@ -4,7 +4,7 @@
 # the driver (.output/bench) for per-packet cost, memory, FPR and the in-process load
 # path; one table at the end, also written as Markdown and CSV to bench-results/.
 #
-#   sudo make bench                       full run (~10 minutes)
+#   sudo make bench                       full run (~11 minutes)
 #   sudo scripts/bench.sh --quick         smoke run with small sizes (< 2 minutes)
 #
 # Generated lists live in a temp dir; the private network namespace (for the CLI's
