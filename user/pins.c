@@ -266,7 +266,16 @@ void bb_image_close(struct bb_image *img)
 	img->blocks = NULL;
 }
 
-int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum)
+void bb_stats_delta(struct bb_stats *d, const struct bb_stats *after,
+		    const struct bb_stats *before)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		((__u64 *)d)[i] = ((const __u64 *)after)[i] - ((const __u64 *)before)[i];
+}
+
+int bb_stats_read_fd(int stats_fd, struct bb_stats *sum)
 {
 	int ncpus = libbpf_num_possible_cpus(), cpu;
 	struct bb_stats *percpu;
@@ -278,7 +287,7 @@ int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum)
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(inst->stats_fd, &zero, percpu)) {
+	if (bpf_map_lookup_elem(stats_fd, &zero, percpu)) {
 		int err = -errno;
 
 		free(percpu);

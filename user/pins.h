@@ -46,7 +46,14 @@ int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter);
 int bb_image_open(const struct bb_instance *inst, struct bb_image *img);
 void bb_image_close(struct bb_image *img);
 
-/* Sum the per-CPU counters. */
-int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum);
+/* Sum the per-CPU counters of the stats map stats_fd. */
+int bb_stats_read_fd(int stats_fd, struct bb_stats *sum);
+static inline int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum)
+{
+	return bb_stats_read_fd(inst->stats_fd, sum);
+}
+/* d = after - before, counter by counter. */
+void bb_stats_delta(struct bb_stats *d, const struct bb_stats *after,
+		    const struct bb_stats *before);
 
 #endif /* BB_PINS_H */

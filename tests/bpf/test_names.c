@@ -105,27 +105,10 @@ static const struct bb_config *live_config(void)
 
 static int read_stats(struct bb_stats *sum)
 {
-	__u32 zero = 0;
-	size_t i;
-	int cpu;
-
-	if (bpf_map_lookup_elem(env.stats_fd, &zero, env.percpu))
-		return -errno;
-	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < env.ncpus; cpu++)
-		for (i = 0; i < N_STATS; i++)
-			((__u64 *)sum)[i] += ((const __u64 *)&env.percpu[cpu])[i];
-	return 0;
+	return bb_stats_read_fd(env.stats_fd, sum);
 }
 
-static void stats_delta(struct bb_stats *d, const struct bb_stats *after,
-			const struct bb_stats *before)
-{
-	size_t i;
-
-	for (i = 0; i < N_STATS; i++)
-		((__u64 *)d)[i] = ((const __u64 *)after)[i] - ((const __u64 *)before)[i];
-}
+#define stats_delta bb_stats_delta
 
 /* Forget every ClientHello walk: each run starts without flow state. */
 static void flows_clear(void)
