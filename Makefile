@@ -91,7 +91,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h $(OUTPUT)/libbbcore.a | $(OUTPUT)/
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
+$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/packet_util.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
 		   | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \
@@ -112,10 +112,10 @@ BENCH_HEADERS	:= $(wildcard bench/*.h)
 
 $(OUTPUT)/bench.tmp.bpf.o: bpf/bloomblock.bpf.c $(BENCH_HEADERS)
 
-$(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) $(OUTPUT)/bench.skel.h $(HEADERS) \
+$(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/packet_util.h $(OUTPUT)/bench.skel.h $(HEADERS) \
 		 $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibench $(LDFLAGS) $(BENCH_SRCS) $(OUTPUT)/libbbcli.a \
+	$(Q)$(CC) $(CFLAGS) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) $(OUTPUT)/libbbcli.a \
 		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 bench: bloomblock $(OUTPUT)/bench

@@ -5,23 +5,12 @@
 #include <linux/in.h>
 
 #include "bench.h"
+#include "packet_util.h"
 
 static const __u8 dst_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 static const __u8 src_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const __u8 daddr4[4] = { 198, 51, 100, 1 };	/* documentation range */
 static const __u8 daddr6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-
-static void put16(__u8 *p, __u16 v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(__u8 *p, __u32 v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
 
 static size_t eth(__u8 *p, __u16 proto)
 {
@@ -29,18 +18,6 @@ static size_t eth(__u8 *p, __u16 proto)
 	memcpy(p + 6, src_mac, 6);
 	put16(p + 12, proto);
 	return ETH_HLEN;
-}
-
-static __u16 ip_checksum(const __u8 *p, size_t len)
-{
-	__u32 sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
 }
 
 static size_t ip4(__u8 *p, const __u8 *saddr, __u8 proto, size_t l4_len)

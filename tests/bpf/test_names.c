@@ -21,6 +21,7 @@
 #include "list.h"
 #include "pins.h"
 #include "tap.h"
+#include "packet_util.h"
 
 /*
  * Each table is a filter (list lines, mode, ports) and cases. A case is one
@@ -165,30 +166,6 @@ struct frame_spec {
 	bool vlan;		/* one 802.1Q tag */
 	unsigned int ip_opts;	/* IPv4: words of NOP options; IPv6: extension headers */
 };
-
-static void put16(__u8 *p, __u16 v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(__u8 *p, __u32 v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
-
-static __u16 ip_checksum(const __u8 *p, size_t len)
-{
-	__u32 sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
 
 /* Ethernet, an optional VLAN tag, IPv4 or IPv6, TCP or UDP, the payload. */
 static size_t build_frame(const struct frame_spec *f, const __u8 *payload, size_t len, __u8 *p)
@@ -1308,21 +1285,6 @@ static int setup_filter(const char *const *lines, __u32 flags, const struct bb_c
 }
 
 /* ---- running cases ---- */
-
-static void appendf(char *msg, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void appendf(char *msg, size_t size, const char *fmt, ...)
-{
-	size_t used = strlen(msg);
-	va_list ap;
-
-	if (used + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg + used, size - used, fmt, ap);
-	va_end(ap);
-}
 
 static size_t resolve_pos(int pos, size_t sni_off, size_t total)
 {

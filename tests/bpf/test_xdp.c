@@ -21,6 +21,7 @@
 #include "list.h"
 #include "pins.h"
 #include "tap.h"
+#include "packet_util.h"
 
 /*
  * Each table is a filter (list lines and mode) and cases: a packet, the verdict,
@@ -130,24 +131,6 @@ static int parse_addr(const char *text, __u8 *addr, bool *v4)
 		return 0;
 	}
 	return -EINVAL;
-}
-
-static void put16(__u8 *p, __u16 v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static __u16 ip_checksum(const __u8 *p, size_t len)
-{
-	__u32 sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
 }
 
 /*
@@ -687,21 +670,6 @@ static int setup_filter(const struct xdp_table *t, struct bb_list *list, char *m
 }
 
 /* ---- running cases ---- */
-
-static void appendf(char *msg, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void appendf(char *msg, size_t size, const char *fmt, ...)
-{
-	size_t used = strlen(msg);
-	va_list ap;
-
-	if (used + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg + used, size - used, fmt, ap);
-	va_end(ap);
-}
 
 /* What the shared parser must conclude about a packet that moves these counters. */
 static int expected_parse(const struct bb_stats *e)
