@@ -164,7 +164,7 @@ static __always_inline int bench_parse_count(struct xdp_md *ctx, struct bb_packe
 SEC("xdp")
 int bench_parse(struct xdp_md *ctx)
 {
-	struct bb_packet pkt = {};
+	struct bb_packet pkt;
 
 	bench_parse_count(ctx, &pkt);
 	return XDP_PASS;
@@ -174,11 +174,12 @@ int bench_parse(struct xdp_md *ctx)
 SEC("xdp")									\
 int name(struct xdp_md *ctx)							\
 {										\
-	struct bb_packet pkt = {};						\
-	const __u8 *a = pkt.saddr;						\
+	struct bb_packet pkt;							\
+	__u8 a[4] __attribute__((aligned(4)));	/* helpers take no packet keys */ \
 										\
 	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IP)		\
 		return XDP_PASS;						\
+	__builtin_memcpy(a, pkt.saddr, 4);					\
 	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
 }
 

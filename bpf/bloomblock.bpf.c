@@ -120,7 +120,7 @@ static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
 		if (i >= hdr->n_v4_plens)
 			break;
 		bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-		if (hash_hit(c, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed)))
+		if (hash_hit(c, bb_hash_ip4(&key, hdr->seed)))
 			return 1;
 	}
 	return 0;
@@ -138,7 +138,7 @@ static __always_inline int match_ip6(const struct bb_ctx *c, const __u8 *addr)
 		if (i >= hdr->n_v6_plens)
 			break;
 		bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-		if (hash_hit(c, bb_xxh64((const __u8 *)&key, sizeof(key), hdr->seed)))
+		if (hash_hit(c, bb_hash_ip6(&key, hdr->seed)))
 			return 1;
 	}
 	return 0;
@@ -300,8 +300,13 @@ static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls
 static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt)
 {
 	__builtin_memset(k, 0, sizeof(*k));
-	__builtin_memcpy(k->saddr, pkt->saddr, 16);
-	__builtin_memcpy(k->daddr, pkt->daddr, 16);
+	if (pkt->l3_proto == ETH_P_IP) {
+		__builtin_memcpy(k->saddr, pkt->saddr, 4);
+		__builtin_memcpy(k->daddr, pkt->daddr, 4);
+	} else {
+		__builtin_memcpy(k->saddr, pkt->saddr, 16);
+		__builtin_memcpy(k->daddr, pkt->daddr, 16);
+	}
 	k->sport = pkt->sport;
 	k->dport = pkt->dport;
 	k->family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
@@ -553,11 +558,12 @@ static __always_inline int open_filter(struct bb_ctx *c)
 static __always_inline int bloomblock_core(void *data, void *data_end, int dir, int *svc)
 {
 	struct bb_cursor cur = { .pos = data, .end = data_end };
-	struct bb_packet pkt = {};
-	struct bb_ctx c = {};
+	struct bb_packet pkt;
+	struct bb_ctx c;
 	__u32 zero = 0;
 	int ret, hit = 0;
 
+	c.sc = NULL;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st)
 		return BB_PASS;

@@ -66,13 +66,18 @@ enum bb_parse_result {
 	BB_PARSE_MALFORMED,	/* wrong IP version, IHL below 5 */
 };
 
-/* What the address check needs from one packet. */
+/*
+ * What the address check needs from one packet. The addresses point into the
+ * packet, not copies: the hot path reads each byte it hashes once. Every field
+ * is written by the parse step that owns it before anything reads it, so a
+ * caller need not zero the struct (which is ~30 stores per packet).
+ */
 struct bb_packet {
 	__u16 l3_proto;		/* ETH_P_IP or ETH_P_IPV6, host order */
 	__u8 vlans;		/* VLAN tags skipped */
 	__u8 l4_proto;		/* IPPROTO_*, IPv6: the first next-header */
-	__u8 saddr[16];		/* IPv4 in saddr[0..3] */
-	__u8 daddr[16];
+	const __u8 *saddr;	/* in the packet: 4 or 16 bytes */
+	const __u8 *daddr;
 	void *l4;		/* first byte after the IP header */
 	void *l3_end;		/* end of the IP datagram: Ethernet padding excluded */
 	__u8 fragment;		/* a non-first fragment: no L4 header */
@@ -100,6 +105,7 @@ static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *p
 		return BB_PARSE_TRUNCATED;
 	proto = bb_ntohs(eth->h_proto);
 	c->pos = eth + 1;
+	pkt->vlans = 0;
 #ifdef __BPF__
 #pragma unroll
 #endif
@@ -132,8 +138,8 @@ static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *
 	hdr_len = iph->ihl * 4;
 	if (c->pos + hdr_len > c->end)
 		return BB_PARSE_TRUNCATED;
-	__builtin_memcpy(pkt->saddr, &iph->saddr, 4);
-	__builtin_memcpy(pkt->daddr, &iph->daddr, 4);
+	pkt->saddr = (const __u8 *)&iph->saddr;
+	pkt->daddr = (const __u8 *)&iph->daddr;
 	pkt->l4_proto = iph->protocol;
 	pkt->fragment = (bb_ntohs(iph->frag_off) & 0x1fff) != 0;
 	pkt->l3_end = (void *)iph + bb_ntohs(iph->tot_len);
@@ -152,9 +158,10 @@ static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *
 		return BB_PARSE_TRUNCATED;
 	if (ip6h->version != 6)
 		return BB_PARSE_MALFORMED;
-	__builtin_memcpy(pkt->saddr, &ip6h->saddr, 16);
-	__builtin_memcpy(pkt->daddr, &ip6h->daddr, 16);
+	pkt->saddr = (const __u8 *)&ip6h->saddr;
+	pkt->daddr = (const __u8 *)&ip6h->daddr;
 	pkt->l4_proto = ip6h->nexthdr;
+	pkt->fragment = 0;
 	c->pos = ip6h + 1;
 	pkt->l4 = c->pos;
 	pkt->l3_end = c->pos + bb_ntohs(ip6h->payload_len);
@@ -236,6 +243,8 @@ static __always_inline int bb_parse_l4(struct bb_cursor *c, struct bb_packet *pk
 			return BB_PARSE_TRUNCATED;
 		pkt->sport = bb_ntohs(uh->source);
 		pkt->dport = bb_ntohs(uh->dest);
+		pkt->seq = 0;
+		pkt->tcp_flags = 0;
 		pkt->payload = uh + 1;
 		pkt->payload_len = pkt->l3_end > pkt->payload ? pkt->l3_end - pkt->payload : 0;
 		return BB_PARSE_OK;

@@ -26,7 +26,7 @@
  * in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		2
+#define BB_ABI_VERSION		3
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0

@@ -334,12 +334,12 @@ static int add_ip(struct bb_filter *filter, struct hash_vec *hv, const struct bb
 			struct bb_key_ip4 key;
 
 			bb_key_ip4_make(&key, addr, l);
-			h = XXH64(&key, sizeof(key), seed);
+			h = bb_hash_ip4(&key, seed);
 		} else {
 			struct bb_key_ip6 key;
 
 			bb_key_ip6_make(&key, addr, l);
-			h = XXH64(&key, sizeof(key), seed);
+			h = bb_hash_ip6(&key, seed);
 		}
 		err = hash_push(hv, h);
 		if (err)
@@ -604,7 +604,7 @@ int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
 {
 	const struct bb_header *hdr = image_header(image);
 
-	return hdr && image_test_hash(image, hdr, XXH64(key, len, hdr->seed));
+	return hdr && image_test_hash(image, hdr, bb_key_hash(key, len, hdr->seed));
 }
 
 static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
@@ -628,13 +628,13 @@ static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int
 			struct bb_key_ip4 key;
 
 			bb_key_ip4_make(&key, addr, plens[i]);
-			if (image_test_hash(image, hdr, XXH64(&key, sizeof(key), hdr->seed)))
+			if (image_test_hash(image, hdr, bb_hash_ip4(&key, hdr->seed)))
 				return 1;
 		} else {
 			struct bb_key_ip6 key;
 
 			bb_key_ip6_make(&key, addr, plens[i]);
-			if (image_test_hash(image, hdr, XXH64(&key, sizeof(key), hdr->seed)))
+			if (image_test_hash(image, hdr, bb_hash_ip6(&key, hdr->seed)))
 				return 1;
 		}
 	}

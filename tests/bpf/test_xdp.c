@@ -244,12 +244,12 @@ static unsigned int model_lookups(const __u8 *addr, bool v4, bool *hit)
 			struct bb_key_ip4 key;
 
 			bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-			h = XXH64(&key, sizeof(key), hdr->seed);
+			h = bb_hash_ip4(&key, hdr->seed);
 		} else {
 			struct bb_key_ip6 key;
 
 			bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-			h = XXH64(&key, sizeof(key), hdr->seed);
+			h = bb_hash_ip6(&key, hdr->seed);
 		}
 		if (bb_block_test(&env.img.blocks[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)],
 				  h, hdr->k)) {

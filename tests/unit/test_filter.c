@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Filter sizing, prefix planning, building: no false negatives, and the FPR we print. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -287,6 +288,58 @@ static void test_fpr(double target)
 	test_list_free(&tl);
 }
 
+/*
+ * The same for the address hash (fmix64, not XXH64), on the most regular input
+ * there is: members a run of consecutive addresses, non-members the run right
+ * after it, so that members and non-members differ in the last bits only.
+ */
+static void test_fpr_addr(bool v4, double target)
+{
+	struct test_list tl;
+	struct bb_filter f;
+	struct bb_block *image;
+	size_t i, hits = 0, n = n_keys;
+	double measured, predicted, sigma;
+	char name[64];
+	int err;
+
+	test_list_alloc(&tl, n, 1);
+	for (i = 0; i < n; i++) {
+		struct bb_entry *e = &tl.list.entries[i];
+		__u32 x = htonl(0x0a000000U + (__u32)i);	/* 10.0.0.0 up */
+
+		e->kind = v4 ? BB_ENTRY_IP4 : BB_ENTRY_IP6;
+		e->plen = v4 ? 32 : 128;
+		if (!v4) {
+			e->addr[0] = 0x20;		/* 2001:db8::/32 up */
+			e->addr[1] = 0x01;
+			e->addr[2] = 0x0d;
+			e->addr[3] = 0xb8;
+		}
+		memcpy(e->addr + (v4 ? 0 : 12), &x, 4);
+	}
+	tl.list.n = n;
+	image = build_image(&f, &tl.list, target, &err);
+	for (i = 0; image && i < n; i++) {
+		__u8 addr[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+		__u32 x = htonl(0x0a000000U + (__u32)(n + i));
+
+		memcpy(addr + (v4 ? 0 : 12), &x, 4);
+		hits += v4 ? bb_image_match_ip4(image, addr) : bb_image_match_ip6(image, addr);
+	}
+	measured = (double)hits / n;
+	predicted = f.plan.fpr;
+	sigma = sqrt(predicted * (1 - predicted) / n);
+	snprintf(name, sizeof(name), "fpr-%s-consecutive-matches-predicted-at-%g",
+		 v4 ? "ipv4" : "ipv6", target);
+	tap_result(image && fabs(measured - predicted) <= 5 * sigma + 0.03 * predicted, name,
+		   "measured %.6f, predicted %.6f (k=%u), tolerance %.6f", measured, predicted,
+		   f.plan.k, 5 * sigma + 0.03 * predicted);
+	free(image);
+	bb_filter_free(&f);
+	test_list_free(&tl);
+}
+
 /* The header's XXH64 compiled for userspace equals libxxhash on every length. */
 static void test_hash_userspace(void)
 {
@@ -322,5 +375,9 @@ int main(void)
 	test_no_false_negatives();
 	test_fpr(0.01);
 	test_fpr(0.001);
+	test_fpr_addr(true, 0.01);
+	test_fpr_addr(true, 0.001);
+	test_fpr_addr(false, 0.01);
+	test_fpr_addr(false, 0.001);
 	return tap_finish();
 }
