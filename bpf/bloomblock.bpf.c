@@ -283,10 +283,14 @@ static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls
 {
 	__u32 i, len = w->name_len;
 
-	for (i = 0; i < BB_TLS_BUF - 1; i++) {
+	/* eight bytes at a time; what is copied past len is never read */
+	for (i = 0; i < BB_TLS_BUF; i += 8) {
+		__u64 v;
+
 		if (i >= len)
 			break;
-		c->sc->key[(1 + i) & BB_KEYBUF_MASK] = w->buf[i];
+		__builtin_memcpy(&v, w->buf + (i & (BB_TLS_BUF - 1)), 8);
+		__builtin_memcpy(c->sc->key + ((1 + i) & (BB_KEYBUF_BYTES / 2 - 1)), &v, 8);
 		barrier();	/* or clang makes it a memmove, which BPF has not */
 	}
 	if (bb_name_finish(c->sc->key, &len) != BB_NAME_FOUND) {

@@ -55,7 +55,7 @@ struct bb_tls_walk {
 	__u8 segments;
 	__u8 ech;		/* an encrypted_client_hello extension was seen */
 	__u8 blocked;		/* a listed SNI: drop this flow's later segments too */
-	__u8 buf[BB_TLS_BUF];
+	__u8 buf[BB_TLS_BUF + 8];	/* + 8: a word copied at the last index */
 };
 
 /* Flow key of the per-flow walk state: addresses and ports as in the packet. */
@@ -76,13 +76,50 @@ static __always_inline __u32 bb_tls_be16(const __u8 *b)
 /*
  * Gather n bytes (n <= BB_TLS_BUF) of the field at w->pos into w->buf from the
  * segment of seg_len bytes at data (end bounds it too, for the verifier), which
- * starts at stream offset w->seg_lo. Returns 1 when all n are there.
+ * starts at stream offset w->seg_lo. Returns 1 when all n are there. wide (the
+ * name, the one long field): eight bytes at a time while eight are left in the
+ * segment; the bytes gathered past n are never read. Only there: in the short
+ * fields' gathers the second path multiplies what the verifier walks past 1M.
  */
 static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data, const void *end,
-					 __u32 seg_len, __u32 n, __u32 bound)
+					 __u32 seg_len, __u32 n, __u32 bound, int wide)
 {
 	__u32 i;
 
+	/* a short field wholly in this segment: one word */
+	if (!wide && n <= 8 && !w->have) {
+		const __u8 *p;
+		__u64 off, v;
+
+		off = (__u32)(w->pos - w->seg_lo);
+		bb_barrier_var(off);
+		if (off < BB_TLS_MAX_BYTES && off + 8 <= seg_len) {
+			p = data + off;
+			if ((void *)(p + 8) <= end) {
+				__builtin_memcpy(&v, p, 8);
+				__builtin_memcpy(w->buf, &v, 8);
+				w->have = 8;
+				return 1;
+			}
+		}
+	}
+	for (i = 0; wide && i < BB_TLS_BUF / 8; i++) {
+		const __u8 *p;
+		__u64 off, v;
+
+		if (w->have >= n)
+			return 1;
+		off = (__u32)(w->pos + w->have - w->seg_lo);
+		bb_barrier_var(off);
+		if (off >= BB_TLS_MAX_BYTES || off + 8 > seg_len)
+			break;
+		p = data + off;
+		if ((void *)(p + 8) > end)
+			break;
+		__builtin_memcpy(&v, p, 8);
+		__builtin_memcpy(w->buf + (w->have & (BB_TLS_BUF - 1)), &v, 8);
+		w->have += 8;
+	}
 	for (i = 0; i < bound; i++) {
 		const __u8 *p;
 		__u64 off;	/* 64-bit: no zero-extended copy escapes the check */
@@ -128,7 +165,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 			return BB_TLS_BAD;
 		switch (w->stage) {
 		case BB_TLS_RECORD:
-			if (!bb_tls_gather(w, data, end, seg_len, 5, 5))
+			if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
 				return BB_TLS_MORE;
 			if (b[0] != 22 || b[1] != 3)
 				return BB_TLS_BAD;
@@ -139,7 +176,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 			bb_tls_next(w, BB_TLS_HANDSHAKE, 5);
 			break;
 		case BB_TLS_HANDSHAKE:
-			if (!bb_tls_gather(w, data, end, seg_len, 4, 4))
+			if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
 				return BB_TLS_MORE;
 			len = (__u32)b[1] << 16 | bb_tls_be16(b + 2);
 			/* a ClientHello split over several TLS records is not followed */
@@ -149,14 +186,14 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 			bb_tls_next(w, BB_TLS_SESSION_ID, 9 + 2 + 32);	/* skip version, random */
 			break;
 		case BB_TLS_SESSION_ID:
-			if (!bb_tls_gather(w, data, end, seg_len, 1, 1))
+			if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
 				return BB_TLS_MORE;
 			if (b[0] > 32)
 				return BB_TLS_BAD;
 			bb_tls_next(w, BB_TLS_CIPHERS, w->pos + 1 + b[0]);
 			break;
 		case BB_TLS_CIPHERS:
-			if (!bb_tls_gather(w, data, end, seg_len, 2, 2))
+			if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
 				return BB_TLS_MORE;
 			len = bb_tls_be16(b);
 			if (len < 2 || (len & 1))
@@ -164,7 +201,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 			bb_tls_next(w, BB_TLS_COMPRESSION, w->pos + 2 + len);
 			break;
 		case BB_TLS_COMPRESSION:
-			if (!bb_tls_gather(w, data, end, seg_len, 1, 1))
+			if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
 				return BB_TLS_MORE;
 			if (b[0] < 1)
 				return BB_TLS_BAD;
@@ -175,7 +212,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 				return BB_TLS_NO_SNI;	/* no extensions at all */
 			if (w->pos + 2 > w->hello_end)
 				return BB_TLS_BAD;
-			if (!bb_tls_gather(w, data, end, seg_len, 2, 2))
+			if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
 				return BB_TLS_MORE;
 			w->ext_end = w->pos + 2 + bb_tls_be16(b);
 			if (w->ext_end > w->hello_end)
@@ -187,7 +224,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 				return BB_TLS_NO_SNI;
 			if (w->pos + 4 > w->ext_end)
 				return BB_TLS_BAD;
-			if (!bb_tls_gather(w, data, end, seg_len, 4, 4))
+			if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
 				return BB_TLS_MORE;
 			len = bb_tls_be16(b + 2);
 			if (w->pos + 4 + len > w->ext_end)
@@ -203,7 +240,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 			}
 			break;
 		case BB_TLS_SNI_LIST:
-			if (!bb_tls_gather(w, data, end, seg_len, 5, 5))
+			if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
 				return BB_TLS_MORE;
 			len = bb_tls_be16(b + 3);
 			/* host_name (0), and a name that fits the list and a key */
@@ -220,7 +257,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 	if (w->stage != BB_TLS_SNI_NAME)
 		return BB_TLS_BAD;	/* more extensions than we follow */
 	/* the name, outside the loop: one long gather, not one per step */
-	return bb_tls_gather(w, data, end, seg_len, w->name_len, BB_TLS_BUF) ? BB_TLS_SNI : BB_TLS_MORE;
+	return bb_tls_gather(w, data, end, seg_len, w->name_len, BB_TLS_BUF, 1) ? BB_TLS_SNI : BB_TLS_MORE;
 }
 
 #endif /* BB_TLS_H */
