@@ -57,8 +57,8 @@ struct {
 
 /*
  * Per CPU, too big for the stack: the key buffer, a copy of a request's head, a
- * ClientHello walk, and what a service program found for the match program that
- * it tail-calls (the same CPU runs both, nothing runs between them).
+ * ClientHello walk, and what an HTTP request's program found for the URL program
+ * that it tail-calls (the same CPU runs both, nothing runs between them).
  */
 struct bb_scratch {
 	__u8 key[BB_KEYBUF_BYTES];
@@ -236,7 +236,7 @@ static __always_inline int port_in(const __u16 *ports, __u16 port)
  */
 enum bb_found {
 	BB_FOUND_NOTHING,	/* pass */
-	BB_FOUND_NAME,		/* a name to match: tail call to the match program */
+	BB_FOUND_NAME,		/* a name to match */
 	BB_FOUND_DROP,		/* drop now: a retransmitted segment of a listed ClientHello */
 };
 
@@ -278,7 +278,7 @@ static __always_inline int check_quic(const struct bb_ctx *c, const struct bb_pa
 	return 1;
 }
 
-/* Copy a finished walk's SNI to the key buffer for the match program. */
+/* Copy a finished walk's SNI to the key buffer, to be matched. */
 static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls_walk *w)
 {
 	__u32 i, len = w->name_len;
@@ -316,7 +316,7 @@ static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_pack
 	k->family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
 }
 
-/* Count a finished walk; an SNI goes on to the match program. */
+/* Count a finished walk; an SNI goes on to be matched. */
 static __always_inline int tls_result(const struct bb_ctx *c, struct bb_tls_walk *w, int ret)
 {
 	if (w->ech)
@@ -380,7 +380,7 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 		}
 		ret = tls_result(c, w, ret);
 		if (ret == BB_FOUND_NAME)
-			c->sc->flow_kept = 1;	/* the match program marks or drops it */
+			c->sc->flow_kept = 1;	/* match_found() marks or drops it */
 		else
 			bpf_map_delete_elem(&flows, key);
 		return ret;
@@ -467,8 +467,7 @@ enum bb_service {
 	BB_SVC_DNS,
 	BB_SVC_TLS,
 	BB_SVC_HTTP,
-	BB_SVC_MATCH,	/* not a protocol: the program that matches what one found */
-	BB_SVC_URL,	/* and the one that matches an HTTP request's URL */
+	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */
 	BB_SVC_QUIC,	/* checked in the first program, it is small */
 	BB_SVC_MAX,
 };
@@ -623,8 +622,41 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 }
 
 /*
+ * Match the name a protocol's check left in the scratch buffer and count the hit
+ * by protocol. BB_TAIL: an HTTP request whose host is not listed, for the URL
+ * program.
+ */
+static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
+{
+	int hit = match_name(c, c->sc->name_len);
+
+	if (hit) {
+		if (svc == BB_SVC_DNS)
+			c->st->dns_hits++;
+		else if (svc == BB_SVC_TLS)
+			c->st->tls_hits++;
+		else
+			c->st->http_hits++;
+	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
+		return BB_TAIL;
+	}
+	if (svc == BB_SVC_TLS && c->sc->flow_kept) {
+		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c->sc->flow);
+
+		/* a listed split ClientHello: drop its retransmissions too */
+		if (w && hit)
+			w->blocked = 1;
+		else if (w)
+			bpf_map_delete_elem(&flows, &c->sc->flow);
+	}
+	return verdict(c, hit);
+}
+
+/*
  * A protocol's program: parse again to the payload (a tail call keeps nothing of
- * the first program's state) and find the name; BB_TAIL: the match program next.
+ * the first program's state), find the name and match it in place; BB_TAIL: an
+ * HTTP request's URL next. (Matching was a program of its own, one more tail call
+ * and ~20 ns; the parsers now leave the verifier room for it.)
  */
 static __always_inline int service_core(void *data, void *data_end, int svc)
 {
@@ -649,49 +681,9 @@ static __always_inline int service_core(void *data, void *data_end, int svc)
 		found = check_http(&c, &pkt, data_end);
 	if (found == BB_FOUND_NAME) {
 		c.sc->svc = svc;
-		return BB_TAIL;
+		return match_found(&c, svc);
 	}
 	return verdict(&c, found == BB_FOUND_DROP);
-}
-
-/*
- * The match program: the name a protocol's program left in the scratch buffer.
- * BB_TAIL: an HTTP request whose host is not listed, for the URL program.
- */
-static __always_inline int match_core(void)
-{
-	struct bb_ctx c = {};
-	__u32 zero = 0, svc;
-	int hit;
-
-	c.st = bpf_map_lookup_elem(&stats, &zero);
-	c.sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!c.st || !c.sc)
-		return BB_PASS;
-	if (!open_filter(&c))
-		return verdict(&c, 0);
-	svc = c.sc->svc;
-	hit = match_name(&c, c.sc->name_len);
-	if (hit) {
-		if (svc == BB_SVC_DNS)
-			c.st->dns_hits++;
-		else if (svc == BB_SVC_TLS)
-			c.st->tls_hits++;
-		else
-			c.st->http_hits++;
-	} else if (svc == BB_SVC_HTTP && (c.hdr->flags & BB_HDR_F_URLS)) {
-		return BB_TAIL;
-	}
-	if (svc == BB_SVC_TLS && c.sc->flow_kept) {
-		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c.sc->flow);
-
-		/* a listed split ClientHello: drop its retransmissions too */
-		if (w && hit)
-			w->blocked = 1;
-		else if (w)
-			bpf_map_delete_elem(&flows, &c.sc->flow);
-	}
-	return verdict(&c, hit);
 }
 
 /* The URL program: host suffixes times path prefixes of the request in scratch. */
@@ -745,18 +737,6 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
 	return xdp_action(url_core());
 }
 
-SEC("xdp")
-int bloomblock_xdp_match(struct xdp_md *ctx)
-{
-	int v = match_core();
-
-	if (v == BB_TAIL) {
-		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);
-		v = tail_call_failed();
-	}
-	return xdp_action(v);
-}
-
 #define BB_XDP_SERVICE(name, svc)						\
 SEC("xdp")									\
 int name(struct xdp_md *ctx)							\
@@ -764,7 +744,7 @@ int name(struct xdp_md *ctx)							\
 	int v = service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc); \
 										\
 	if (v == BB_TAIL) {							\
-		bpf_tail_call(ctx, &services_xdp, BB_SVC_MATCH);		\
+		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);			\
 		v = tail_call_failed();						\
 	}									\
 	return xdp_action(v);							\
@@ -779,7 +759,6 @@ struct bb_xdp_jump services_xdp SEC(".maps") = {
 		[BB_SVC_DNS] = (void *)&bloomblock_xdp_dns,
 		[BB_SVC_TLS] = (void *)&bloomblock_xdp_tls,
 		[BB_SVC_HTTP] = (void *)&bloomblock_xdp_http,
-		[BB_SVC_MATCH] = (void *)&bloomblock_xdp_match,
 		[BB_SVC_URL] = (void *)&bloomblock_xdp_url,
 	},
 };
@@ -831,18 +810,6 @@ int bloomblock_tc_url(struct __sk_buff *skb)
 	return tc_action(skb, url_core());
 }
 
-SEC("tc")
-int bloomblock_tc_match(struct __sk_buff *skb)
-{
-	int v = match_core();
-
-	if (v == BB_TAIL) {
-		bpf_tail_call(skb, &services_tc, BB_SVC_URL);
-		v = tail_call_failed();
-	}
-	return tc_action(skb, v);
-}
-
 #define BB_TC_SERVICE(name, svc)						\
 SEC("tc")									\
 int name(struct __sk_buff *skb)							\
@@ -850,7 +817,7 @@ int name(struct __sk_buff *skb)							\
 	int v = service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc); \
 										\
 	if (v == BB_TAIL) {							\
-		bpf_tail_call(skb, &services_tc, BB_SVC_MATCH);			\
+		bpf_tail_call(skb, &services_tc, BB_SVC_URL);			\
 		v = tail_call_failed();						\
 	}									\
 	return tc_action(skb, v);						\
@@ -865,7 +832,6 @@ struct bb_tc_jump services_tc SEC(".maps") = {
 		[BB_SVC_DNS] = (void *)&bloomblock_tc_dns,
 		[BB_SVC_TLS] = (void *)&bloomblock_tc_tls,
 		[BB_SVC_HTTP] = (void *)&bloomblock_tc_http,
-		[BB_SVC_MATCH] = (void *)&bloomblock_tc_match,
 		[BB_SVC_URL] = (void *)&bloomblock_tc_url,
 	},
 };
