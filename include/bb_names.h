@@ -295,20 +295,24 @@ static __always_inline __u32 bb_name_parents(__u8 *key, __u32 len, __u32 *dots, 
 	*labels = 0;
 	*n = 0;
 	len = bb_forget(key, len);
+	if (!max)
+		return 0;
 	for (i = 0; i < BB_NAME_MAX; i++) {
 		__u32 at;
 
-		if (i >= len || *n >= max)
+		if (i >= len)
 			break;
 		at = len - i;
 		if (key[at & BB_KEYBUF_MASK] != '.')
-			continue;
+			continue;	/* most bytes: no counter read */
 		*labels += 1;	/* the suffix after this dot has this many labels */
 		if (*labels > max_labels)
 			break;
 		if (*labels >= 2 && at > 1) {
 			dots[*n & 15] = at;
 			*n += 1;
+			if (*n >= max)
+				break;
 		}
 	}
 	return *n;
