@@ -299,12 +299,13 @@ static double bbf_fpr_packet(const struct bbf *f, int v4)
 /* ---- section 1, 3, 4: one list size ---- */
 
 enum cold_row {
-	C_EMPTY, C_DERIVE, C_HASH, C_LPM, C_BLOOM, C_BB4, C_BB6, C_BBCIDR, C_LPMCIDR, C_MAX,
+	C_EMPTY, C_DERIVE, C_HASH, C_LPM, C_BLOOM, C_BB4, C_HASH6, C_LPM6, C_BB6, C_BBCIDR,
+	C_LPMCIDR, C_MAX,
 };
 
 enum hot_row {
-	H_EMPTY, H_PARSE4, H_PARSE6, H_HASH, H_LPM, H_BLOOM, H_BB4, H_BB6, H_BBCIDR, H_LPMCIDR,
-	H_MAX,
+	H_EMPTY, H_PARSE4, H_PARSE6, H_HASH, H_LPM, H_BLOOM, H_BB4, H_HASH6, H_LPM6, H_BB6,
+	H_BBCIDR, H_LPMCIDR, H_MAX,
 };
 
 enum filter_kind { F_NONE = -1, F_V4, F_V6, F_CIDR, F_MAX };
@@ -312,8 +313,8 @@ enum filter_kind { F_NONE = -1, F_V4, F_V6, F_CIDR, F_MAX };
 struct size_run {
 	__u32 n;
 	struct bench *skel;
-	int hash_fd, lpm_fd, lpm_cidr_fd, bloom_fd, state_fd, outer_fd;
-	long long sys_kb[4];		/* hash, lpm, lpm_cidr, bloom: create + fill */
+	int hash_fd, lpm_fd, lpm_cidr_fd, bloom_fd, hash6_fd, lpm6_fd, state_fd, outer_fd;
+	long long sys_kb[6];		/* hash, lpm, lpm_cidr, bloom, hash6, lpm6: create + fill */
 	struct bbf filt[F_MAX];
 	double load_s;
 	__u32 cidr_hit_j, cidr_miss_j;
@@ -371,7 +372,15 @@ static int create_maps(struct size_run *s)
 	/* key size 0, map_extra 0: the kernel's default of 5 hash functions */
 	s->bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "bench_bloom", 0, 4, s->n, NULL);
 	s->sys_kb[3] = m0 - mem_available_kb();
-	if (s->hash_fd < 0 || s->lpm_fd < 0 || s->lpm_cidr_fd < 0 || s->bloom_fd < 0) {
+	m0 = mem_available_kb();
+	s->hash6_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bench_hash6", 16, 4, s->n, NULL);
+	s->sys_kb[4] = m0 - mem_available_kb();
+	m0 = mem_available_kb();
+	s->lpm6_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bench_lpm6",
+				    sizeof(struct bench_lpm6_key), 4, s->n, &lpm_opts);
+	s->sys_kb[5] = m0 - mem_available_kb();
+	if (s->hash_fd < 0 || s->lpm_fd < 0 || s->lpm_cidr_fd < 0 || s->bloom_fd < 0 ||
+	    s->hash6_fd < 0 || s->lpm6_fd < 0) {
 		warnx("comparator maps for n=%u: %s\n", s->n, strerror(errno));
 		return -ENOMEM;
 	}
@@ -391,6 +400,8 @@ static int load_skeleton(struct size_run *s)
 		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm, s->lpm_fd);
 		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm_cidr, s->lpm_cidr_fd);
 		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_bloom, s->bloom_fd);
+		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_hash6, s->hash6_fd);
+		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm6, s->lpm6_fd);
 		if (err)
 			return err;
 	}
@@ -419,7 +430,11 @@ static void size_run_free(struct size_run *s)
 		close(s->lpm_cidr_fd);
 	if (s->bloom_fd >= 0)
 		close(s->bloom_fd);
-	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = -1;
+	if (s->hash6_fd >= 0)
+		close(s->hash6_fd);
+	if (s->lpm6_fd >= 0)
+		close(s->lpm6_fd);
+	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = s->hash6_fd = s->lpm6_fd = -1;
 }
 
 static int cold_prog(const struct size_run *s, int row, int *slot)
@@ -432,6 +447,8 @@ static int cold_prog(const struct size_run *s, int row, int *slot)
 	case C_DERIVE: return bpf_program__fd(k->progs.bench_derive);
 	case C_HASH: return bpf_program__fd(k->progs.bench_hash_cold);
 	case C_LPM: return bpf_program__fd(k->progs.bench_lpm_cold);
+	case C_HASH6: return bpf_program__fd(k->progs.bench_hash6_cold);
+	case C_LPM6: return bpf_program__fd(k->progs.bench_lpm6_cold);
 	case C_LPMCIDR: return bpf_program__fd(k->progs.bench_lpm_cidr_cold);
 	case C_BLOOM: return bpf_program__fd(k->progs.bench_bloom_cold);
 	case C_BB4: *slot = F_V4; return bpf_program__fd(k->progs.bench_bb_ip4_cold);
@@ -448,6 +465,8 @@ static const char *const cold_names[C_MAX] = {
 	[C_LPM] = "BPF_MAP_TYPE_LPM_TRIE",
 	[C_BLOOM] = "BPF_MAP_TYPE_BLOOM_FILTER (k=5)",
 	[C_BB4] = "bloomblock IPv4",
+	[C_HASH6] = "BPF_MAP_TYPE_HASH IPv6",
+	[C_LPM6] = "BPF_MAP_TYPE_LPM_TRIE IPv6",
 	[C_BB6] = "bloomblock IPv6",
 	[C_BBCIDR] = "bloomblock CIDR-heavy",
 	[C_LPMCIDR] = "LPM_TRIE CIDR-heavy",
@@ -461,6 +480,8 @@ static const char *const hot_names[H_MAX] = {
 	[H_LPM] = "parse + LPM_TRIE",
 	[H_BLOOM] = "parse + BLOOM_FILTER",
 	[H_BB4] = "bloomblock_xdp IPv4",
+	[H_HASH6] = "parse + HASH IPv6",
+	[H_LPM6] = "parse + LPM_TRIE IPv6",
 	[H_BB6] = "bloomblock_xdp IPv6",
 	[H_BBCIDR] = "bloomblock_xdp CIDR-heavy",
 	[H_LPMCIDR] = "parse + LPM_TRIE CIDR-heavy",
@@ -513,6 +534,8 @@ static int hot_prog(const struct size_run *s, int row, int *slot, int *pkt_kind,
 	case H_HASH: return bpf_program__fd(k->progs.bench_hash_hot);
 	case H_LPM: return bpf_program__fd(k->progs.bench_lpm_hot);
 	case H_BLOOM: return bpf_program__fd(k->progs.bench_bloom_hot);
+	case H_HASH6: *pkt_kind = F_V6; return bpf_program__fd(k->progs.bench_hash6_hot);
+	case H_LPM6: *pkt_kind = F_V6; return bpf_program__fd(k->progs.bench_lpm6_hot);
 	case H_LPMCIDR: *pkt_kind = F_CIDR; return bpf_program__fd(k->progs.bench_lpm_cidr_hot);
 	case H_BB4: *slot = F_V4; return bpf_program__fd(k->progs.bloomblock_xdp);
 	case H_BB6: *slot = F_V6; *pkt_kind = F_V6; return bpf_program__fd(k->progs.bloomblock_xdp);
@@ -773,6 +796,10 @@ static void report_size(struct size_run *s, bool largest)
 			  fpr_of(s, C_BB6), "" },
 			{ "bloomblock CIDR-heavy", s->filt[F_CIDR].memlock,
 			  s->filt[F_CIDR].sys_kb, s->n, fpr_of(s, C_BBCIDR), "" },
+			{ "BPF_MAP_TYPE_HASH (16-byte key, 4-byte value)", map_memlock(s->hash6_fd),
+			  s->sys_kb[4], s->n, 0, "exact" },
+			{ "BPF_MAP_TYPE_LPM_TRIE (/128s)", map_memlock(s->lpm6_fd), s->sys_kb[5],
+			  s->n, 0, "exact" },
 		};
 		double hash_memlock = (double)m[0].memlock;
 		size_t i;
@@ -808,7 +835,7 @@ static void report_size(struct size_run *s, bool largest)
 					     "-";
 			}
 			note[0] = 0;
-			if (i >= 4) {
+			if (i >= 4 && i < 4 + F_MAX) {
 				const struct bbf *f = &s->filt[i - 4];
 				unsigned int probes = i == 5 ? f->hdr.n_v6_plens :
 						      f->hdr.n_v4_plens;
@@ -848,6 +875,8 @@ static void report_size(struct size_run *s, bool largest)
 			{ C_BLOOM, "BPF_MAP_TYPE_BLOOM_FILTER (k=5)", 0, "" },
 			{ C_HASH, "BPF_MAP_TYPE_HASH", 0, "exact" },
 			{ C_LPM, "BPF_MAP_TYPE_LPM_TRIE", 0, "exact" },
+			{ C_HASH6, "BPF_MAP_TYPE_HASH IPv6", 0, "exact" },
+			{ C_LPM6, "BPF_MAP_TYPE_LPM_TRIE IPv6", 0, "exact" },
 			{ C_LPMCIDR, "LPM_TRIE CIDR-heavy", 0, "exact" },
 		};
 		double bits = 7.0 * s->n, pow2 = 64;
@@ -901,7 +930,7 @@ static int run_size(__u32 n, bool largest)
 	if (!s)
 		return -ENOMEM;
 	s->n = n;
-	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = -1;
+	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = s->hash6_fd = s->lpm6_fd = -1;
 	for (i = 0; i < F_MAX; i++)
 		s->filt[i].fd = -1;
 	settle_memory();
@@ -914,11 +943,12 @@ static int run_size(__u32 n, bool largest)
 	}
 	progress("n=%u: skeleton loaded (all programs verified) in %.2fs; filling", n, s->load_s);
 	{
-		static const enum bench_fill_kind kinds[4] = {
+		static const enum bench_fill_kind kinds[6] = {
 			BENCH_FILL_HASH, BENCH_FILL_LPM, BENCH_FILL_LPM_CIDR, BENCH_FILL_BLOOM,
+			BENCH_FILL_HASH6, BENCH_FILL_LPM6,
 		};
 
-		for (i = 0; i < 4; i++) {
+		for (i = 0; i < 6; i++) {
 			long long m0 = mem_available_kb();
 
 			t0 = now_s();

@@ -96,6 +96,8 @@ enum bench_fill_kind {
 	BENCH_FILL_LPM,
 	BENCH_FILL_LPM_CIDR,
 	BENCH_FILL_BLOOM,
+	BENCH_FILL_HASH6,
+	BENCH_FILL_LPM6,
 };
 
 struct bench_cfg {
@@ -119,6 +121,12 @@ struct bench_cpu {
 struct bench_lpm_key {
 	__u32 prefixlen;
 	__u8 addr[4];
+};
+
+/* and for IPv6 */
+struct bench_lpm6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
 };
 
 #endif /* BENCH_SEQ_H */

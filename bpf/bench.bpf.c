@@ -31,6 +31,22 @@ struct {
 	__type(value, __u32);
 } bench_lpm SEC(".maps");
 
+/* The same two for the IPv6 addresses (bench_addr()'s 16 bytes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(key_size, 16);
+	__type(value, __u32);
+} bench_hash6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct bench_lpm6_key);
+	__type(value, __u32);
+} bench_lpm6 SEC(".maps");
+
 /* The same trie type holding the CIDR-heavy list: the exact structure for prefixes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -97,6 +113,14 @@ static __always_inline int bench_lpm_hit(void *map, const __u8 *a)
 	return bpf_map_lookup_elem(map, &key) != NULL;
 }
 
+static __always_inline int bench_lpm6_hit(void *map, const __u8 *a)
+{
+	struct bench_lpm6_key key = { .prefixlen = 128 };
+
+	__builtin_memcpy(key.addr, a, 16);
+	return bpf_map_lookup_elem(map, &key) != NULL;
+}
+
 static __always_inline int bench_derived(const __u8 *a)
 {
 	__u32 v;
@@ -121,6 +145,8 @@ int name(struct xdp_md *ctx)							\
 BENCH_COLD(bench_derive, bench_derived(a))
 BENCH_COLD(bench_hash_cold, bpf_map_lookup_elem(&bench_hash, a) != NULL)
 BENCH_COLD(bench_lpm_cold, bench_lpm_hit(&bench_lpm, a))
+BENCH_COLD(bench_hash6_cold, bpf_map_lookup_elem(&bench_hash6, a) != NULL)
+BENCH_COLD(bench_lpm6_cold, bench_lpm6_hit(&bench_lpm6, a))
 BENCH_COLD(bench_lpm_cidr_cold, bench_lpm_hit(&bench_lpm_cidr, a))
 BENCH_COLD(bench_bloom_cold, bpf_map_peek_elem(&bench_bloom, a) == 0)
 BENCH_COLD(bench_bb_ip4_cold, bench_bb_match(a, 1))
@@ -188,6 +214,22 @@ BENCH_HOT(bench_lpm_hot, bench_lpm_hit(&bench_lpm, a))
 BENCH_HOT(bench_lpm_cidr_hot, bench_lpm_hit(&bench_lpm_cidr, a))
 BENCH_HOT(bench_bloom_hot, bpf_map_peek_elem(&bench_bloom, (void *)a) == 0)
 
+#define BENCH_HOT6(name, hit_expr)						\
+SEC("xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	struct bb_packet pkt;							\
+	__u8 a[16] __attribute__((aligned(8)));	/* helpers take no packet keys */ \
+										\
+	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IPV6)	\
+		return XDP_PASS;						\
+	__builtin_memcpy(a, pkt.saddr, 16);					\
+	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
+}
+
+BENCH_HOT6(bench_hash6_hot, bpf_map_lookup_elem(&bench_hash6, a) != NULL)
+BENCH_HOT6(bench_lpm6_hot, bench_lpm6_hit(&bench_lpm6, a))
+
 /*
  * Fill the comparator maps from the kernel side, member j = fill_start + i for
  * i < fill_count: the same sequence, and no syscall per element (the LPM trie and
@@ -203,6 +245,7 @@ struct bench_fill_ctx {
 static long bench_fill_one(__u64 i, void *data)
 {
 	struct bench_fill_ctx *f = data;
+	struct bench_lpm6_key key6;
 	struct bench_lpm_key key;
 	__u32 j = f->start + (__u32)i, one = 1, plen, x;
 	__u8 a[16] __attribute__((aligned(8)));
@@ -227,6 +270,14 @@ static long bench_fill_one(__u64 i, void *data)
 		break;
 	case BENCH_FILL_BLOOM:
 		err = bpf_map_push_elem(&bench_bloom, a, BPF_ANY);
+		break;
+	case BENCH_FILL_HASH6:
+		err = bpf_map_update_elem(&bench_hash6, a, &one, BPF_NOEXIST);
+		break;
+	case BENCH_FILL_LPM6:
+		key6.prefixlen = 128;
+		__builtin_memcpy(key6.addr, a, 16);
+		err = bpf_map_update_elem(&bench_lpm6, &key6, &one, BPF_ANY);
 		break;
 	default:
 		err = -1;
