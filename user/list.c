@@ -22,7 +22,7 @@
 #define SET_SHARD_BITS	6
 #define SET_SHARDS	(1U << SET_SHARD_BITS)
 #define REPORT_TEXT_MAX	160		/* bytes of a rejected line echoed in a report */
-#define PART_MIN_BYTES	(256U << 10)	/* smaller files are parsed by one thread */
+#define PART_MIN_BYTES	(256U << 10)	/* smaller files are one piece, one thread */
 #define PARTS_PER_THREAD 8
 
 /* -ENOMEM from bb_list_parse_line must not read as a reject reason. */
@@ -1292,8 +1292,8 @@ static int parse_mapped(struct bb_list *list, const char *name, const char *data
 	/* Small files: one part, no thread. Else several parts per thread, so a thread
 	 * slowed by other work takes fewer of them.
 	 */
-	job.n_parts = size / PART_MIN_BYTES;
-	if (job.n_parts > PARTS_PER_THREAD * job.threads)
+	job.n_parts = size / (opts && opts->part_bytes ? opts->part_bytes : PART_MIN_BYTES);
+	if (job.n_parts > PARTS_PER_THREAD * job.threads && !(opts && opts->part_bytes))
 		job.n_parts = PARTS_PER_THREAD * job.threads;
 	if (job.n_parts < 1)
 		job.n_parts = 1;

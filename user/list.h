@@ -63,6 +63,8 @@ struct bb_list_opts {
 	FILE *report;		/* where "file:line: reason" goes; NULL: nowhere */
 	size_t report_max;	/* reports printed per file before "... N more"; 0: all */
 	unsigned int threads;	/* parse threads for a regular file; 0: one per online CPU */
+	size_t part_bytes;	/* size of the pieces a file is cut into; 0: 256 KiB (tests
+				 * cut small files into many) */
 };
 
 struct bb_list {
