@@ -1055,10 +1055,21 @@ static void parse_part(struct parse_job *job, struct file_part *part)
 static void *parse_worker(void *arg)
 {
 	struct parse_job *job = arg;
-	size_t i;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 
-	while ((i = __atomic_fetch_add(&job->next_part, 1, __ATOMIC_RELAXED)) < job->n_parts)
-		parse_part(job, &job->parts[i]);
+	while ((i = __atomic_fetch_add(&job->next_part, 1, __ATOMIC_RELAXED)) < job->n_parts) {
+		struct file_part *part = &job->parts[i];
+		uintptr_t lo = ((uintptr_t)part->start + page - 1) & ~(page - 1);
+		uintptr_t hi = (uintptr_t)part->end & ~(page - 1);
+
+		parse_part(job, part);
+		/*
+		 * Parsed: its pages leave our resident set (they stay in the page cache, and
+		 * a report of a rejected line reads them back from there).
+		 */
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
 	return NULL;
 }
 
@@ -1410,10 +1421,11 @@ int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_l
 		return err;
 	}
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-	    (data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-			 fileno(f), 0)) == MAP_FAILED) {
+	    (data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0)) ==
+	    MAP_FAILED) {
 		err = parse_stream(list, name, f, opts);
 	} else {
+		madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
 		err = parse_mapped(list, name, data, (size_t)st.st_size, opts);
 		munmap(data, (size_t)st.st_size);
 	}
