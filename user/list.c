@@ -1134,8 +1134,9 @@ static void *copy_worker(void *arg)
 	for (i = t; i < job->n_parts; i += job->threads) {
 		struct bb_list *pl = &job->parts[i].list;
 
-		memcpy(&job->list->entries[job->parts[i].first], pl->entries,
-		       pl->n * sizeof(*pl->entries));
+		if (pl->n)
+			memcpy(&job->list->entries[job->parts[i].first], pl->entries,
+			       pl->n * sizeof(*pl->entries));
 		free(pl->entries);
 		pl->entries = NULL;
 	}
