@@ -88,10 +88,11 @@ ip -n "$NS" link set bbb0 up && ip -n "$NS" link set bbb1 up && ip -n "$NS" link
 
 now() { date +%s.%N; }
 
-# cli_load TAG FILE: one `bloomblock load`, its own timing lines, wall time and peak RSS
+# cli_load TAG FILE [ARGS]: one `bloomblock load`, its own timing lines, wall time and peak RSS
 cli_load() {
 	local tag=$1 file=$2 t0 t1 rc json=$TMP/load-$1.json err=$TMP/load-$1.err tf=$TMP/time-$1
-	local -a cmd=(nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" -j load "$file" -i bbb0)
+	local -a cmd=(nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" -j load "$file" -i bbb0
+		      "${@:3}")
 
 	note "bloomblock load $(basename "$file") ($tag)"
 	t0=$(now)
@@ -124,11 +125,16 @@ unload_all() {
 	rm -rf "$PIN"
 }
 
-# 1. A first load of each list (program load, attach, filter live), and a reload.
+# 1. A first load of each list (program load, attach, filter live), and a reload; the
+# first loads again on one thread, for the scaling (the default is one per online CPU).
 cli_load ip4 "$TMP/ip4.txt"
 cli_load reload "$TMP/ip4.txt"
 unload_all
+cli_load ip4_1t "$TMP/ip4.txt" --threads 1
+unload_all
 cli_load names "$TMP/names.txt"
+unload_all
+cli_load names_1t "$TMP/names.txt" --threads 1
 unload_all
 
 # 2. The same addresses into an nftables set, in the private namespace.

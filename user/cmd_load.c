@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,8 @@ static void load_usage(FILE *out)
 		"      --mark N            in flag mode at tc, set this skb mark on hits\n"
 		"  -v, --verbose           report every rejected line (default: the first 20 a file)\n"
 		"      --seed N            hash seed (default: random), for reproducible filters\n"
+		"  -t, --threads N         threads to parse and build with (default: one per\n"
+		"                          online CPU)\n"
 		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
 		"unless given.\n");
 }
@@ -82,6 +85,30 @@ static int parse_ports(const char *s, __u16 *ports)
 		s = *end ? end + 1 : end;
 	}
 	return n ? 0 : -EINVAL;
+}
+
+/*
+ * The pinned instance, opened or created (loading and verifying the programs takes
+ * about a second) in a thread of its own while the lists are parsed.
+ */
+struct instance_job {
+	struct bb_instance inst;
+	bool may_create;	/* interfaces given: a missing instance is created */
+	bool tried_create, created;
+	int err;
+};
+
+static void *instance_worker(void *arg)
+{
+	struct instance_job *job = arg;
+
+	job->err = bb_instance_open(bb_opts.pin_dir, &job->inst);
+	if (job->err == -ENOENT && job->may_create) {
+		job->tried_create = true;
+		job->err = bb_instance_create(bb_opts.pin_dir, &job->inst);
+		job->created = !job->err;
+	}
+	return NULL;
 }
 
 static double elapsed(const struct timespec *since)
@@ -166,6 +193,7 @@ int cmd_load(int argc, char **argv)
 		{ "quic-ports", required_argument, NULL, 'Q' },
 		{ "block-quic", no_argument, NULL, 'B' },
 		{ "mark", required_argument, NULL, 'M' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -177,8 +205,13 @@ int cmd_load(int argc, char **argv)
 	struct bb_filter_opts fopts = { .fpr = BB_FPR_DEFAULT };
 	struct bb_list_opts lopts = { .report = stderr, .report_max = 20 };
 	enum bb_xdp_mode xdp_mode = BB_XDP_AUTO, used;
-	struct bb_instance inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1 };
+	struct instance_job ij = { .inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1,
+					     .tc_ingress_fd = -1, .tc_egress_fd = -1 } };
+	struct bb_instance *inst = &ij.inst;
+	struct bb_filter_map fmap = { .fd = -1 };
 	struct bb_filter filter = { 0 };
+	pthread_t instance_tid;
+	bool instance_thread = false;
 	struct bb_list list;
 	bool strict = false, mode_given = false, created = false;
 	bool attached_now[MAX_IFACES] = { false }, tc_attached_now[MAX_IFACES][2] = { { false } };
@@ -187,7 +220,7 @@ int cmd_load(int argc, char **argv)
 	json_t *files_json = NULL;
 	char size_buf[32];
 
-	while ((opt = getopt_long(argc, argv, "i:m:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i:m:vt:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			if (n_ifaces == MAX_IFACES) {
@@ -290,6 +323,18 @@ int cmd_load(int argc, char **argv)
 			given[6] = true;
 			break;
 		}
+		case 't': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v > BB_LIST_MAX_THREADS) {
+				pr_err("--threads wants a number 0-%d (0: one per online CPU), "
+				       "not '%s'\n", BB_LIST_MAX_THREADS, optarg);
+				return BB_EXIT_USAGE;
+			}
+			lopts.threads = fopts.threads = (unsigned int)v;
+			break;
+		}
 		case 'h':
 			load_usage(stdout);
 			return BB_EXIT_OK;
@@ -311,9 +356,16 @@ int cmd_load(int argc, char **argv)
 		if (bb_require_ifindex(ifnames[i], &ifindexes[i]))
 			return BB_EXIT_ERROR;
 
-	/* 1. Parse everything. Nothing live is touched until the filter is complete. */
+	/*
+	 * 1. Parse everything, while another thread opens the instance or loads the
+	 * programs and pins them. Nothing live is touched until the filter is complete.
+	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bb_list_init(&list);
+	ij.may_create = n_ifaces > 0;
+	instance_thread = !pthread_create(&instance_tid, NULL, instance_worker, &ij);
+	if (!instance_thread)
+		instance_worker(&ij);
 	files_json = json_array();
 	for (i = optind; i < argc; i++) {
 		struct bb_list_counts fc;
@@ -322,7 +374,7 @@ int cmd_load(int argc, char **argv)
 		if (err) {
 			/* the parser said which file and why */
 			pr_err("load stopped; the live filter is unchanged\n");
-			goto cleanup;
+			goto no_filter;
 		}
 		print_counts(argv[i], &fc);
 		json_array_append_new(files_json, json_pack("{s:s, s:o}", "file", argv[i],
@@ -333,29 +385,29 @@ int cmd_load(int argc, char **argv)
 		pr_err("--strict: %zu rejected line%s (above); the live filter is unchanged\n",
 		       bb_list_rejected_total(&list.counts),
 		       bb_list_rejected_total(&list.counts) == 1 ? "" : "s");
-		goto cleanup;
+		goto no_filter;
 	}
 	if (!list.n) {
 		pr_err("no usable entries in");
 		for (i = optind; i < argc; i++)
 			pr_info(" %s", argv[i]);
 		pr_info("; the live filter is unchanged\n");
-		goto cleanup;
+		goto no_filter;
 	}
 
-	/* 2. The instance: reuse the pinned one, or load the program and pin it. */
-	err = bb_instance_open(bb_opts.pin_dir, &inst);
-	if (err == -ENOENT) {
-		if (!n_ifaces) {
-			pr_err("nothing is loaded under %s yet: give an interface with -i\n",
-			       bb_opts.pin_dir);
-			ret = BB_EXIT_USAGE;
-			goto cleanup;
-		}
-		err = bb_instance_create(bb_opts.pin_dir, &inst);
-		if (err)
-			goto cleanup;
-		created = true;
+	/* 2. The instance: the pinned one, or the programs just loaded and pinned. */
+	if (instance_thread)
+		pthread_join(instance_tid, NULL);
+	instance_thread = false;
+	created = ij.created;
+	err = ij.err;
+	if (err && ij.tried_create) {
+		goto cleanup;	/* bb_instance_create() said why */
+	} else if (err == -ENOENT) {
+		pr_err("nothing is loaded under %s yet: give an interface with -i\n",
+		       bb_opts.pin_dir);
+		ret = BB_EXIT_USAGE;
+		goto cleanup;
 	} else if (err) {
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		goto cleanup;
@@ -365,7 +417,7 @@ int cmd_load(int argc, char **argv)
 	if (!created) {
 		struct bb_image live;
 
-		if (bb_image_open(&inst, &live) == 0) {
+		if (bb_image_open(inst, &live) == 0) {
 			const struct bb_header *hdr = (const void *)live.blocks;
 
 			if (!mode_given)
@@ -393,8 +445,10 @@ int cmd_load(int argc, char **argv)
 		cfg.mark = fopts.config.mark;
 	fopts.config = cfg;
 
-	/* 3. Build. */
+	/* 3. Build, setting the bits straight into the new map. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fopts.blocks_alloc = bb_filter_map_blocks;
+	fopts.blocks_ctx = &fmap;
 	err = bb_filter_build(&filter, &list, &fopts);
 	if (err) {
 		if (err == -E2BIG)
@@ -415,7 +469,7 @@ int cmd_load(int argc, char **argv)
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (created) {
-		err = bb_filter_push(&inst, &filter);
+		err = bb_filter_swap(inst, &filter, &fmap);
 		if (err)
 			goto rollback;
 	}
@@ -426,7 +480,7 @@ int cmd_load(int argc, char **argv)
 			if (!hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS] ||
 			    bb_tc_attached(bb_opts.pin_dir, ifindexes[i], egress))
 				continue;
-			err = bb_tc_attach(&inst, ifindexes[i], egress);
+			err = bb_tc_attach(inst, ifindexes[i], egress);
 			if (err)
 				goto rollback;
 			tc_attached_now[i][egress] = true;
@@ -443,14 +497,14 @@ int cmd_load(int argc, char **argv)
 					bb_xdp_mode_name(now), bb_xdp_mode_name(xdp_mode), ifnames[i]);
 			continue;
 		}
-		err = bb_attach(&inst, ifnames[i], ifindexes[i], xdp_mode, &used);
+		err = bb_attach(inst, ifnames[i], ifindexes[i], xdp_mode, &used);
 		if (err)
 			goto rollback;
 		attached_now[i] = true;
 		pr_info("%s: attached (%s XDP)\n", ifnames[i], bb_xdp_mode_name(used));
 	}
 	if (!created) {
-		err = bb_filter_push(&inst, &filter);
+		err = bb_filter_swap(inst, &filter, &fmap);
 		if (err)
 			goto rollback;
 	}
@@ -494,15 +548,29 @@ rollback:
 			bb_tc_detach(bb_opts.pin_dir, ifindexes[i], 1);
 	}
 	if (created) {
-		bb_instance_close(&inst);
+		bb_instance_close(inst);
 		bb_instance_remove(bb_opts.pin_dir);
 	} else {
 		pr_err("the live filter is unchanged\n");
 	}
+	goto cleanup;
+
+no_filter:
+	/* the instance thread may have pinned a new instance: no filter for it */
+	if (instance_thread)
+		pthread_join(instance_tid, NULL);
+	instance_thread = false;
+	if (ij.created) {
+		bb_instance_close(inst);
+		bb_instance_remove(bb_opts.pin_dir);
+	}
 cleanup:
+	if (instance_thread)
+		pthread_join(instance_tid, NULL);
 	json_decref(files_json);
 	bb_filter_free(&filter);
-	bb_instance_close(&inst);
+	bb_filter_map_close(&fmap);
+	bb_instance_close(inst);
 	bb_list_free(&list);
 	return ret;
 }

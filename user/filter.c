@@ -13,6 +13,8 @@
 #include "bb_names.h"
 #include "filter.h"
 
+#define BB_BUILD_MAX_THREADS 64
+
 /*
  * FPR of one block holding j keys, for every j: each key sets k bits drawn
  * independently and uniformly from 512 (include/bb_hash.h), so after t = j*k
@@ -265,27 +267,6 @@ __u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len
 	return len + 1;
 }
 
-/* Hashes of every key, grown as entries are expanded. */
-struct hash_vec {
-	__u64 *v;
-	size_t n, cap;
-};
-
-static int hash_push(struct hash_vec *hv, __u64 h)
-{
-	if (hv->n == hv->cap) {
-		size_t cap = hv->cap ? hv->cap * 2 : 4096;
-		__u64 *v = realloc(hv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		hv->v = v;
-		hv->cap = cap;
-	}
-	hv->v[hv->n++] = h;
-	return 0;
-}
-
 /* Add 1 to the address (network byte order) at bit position plen: the next prefix. */
 static void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen)
 {
@@ -304,15 +285,44 @@ static void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen)
 	}
 }
 
-static int add_ip(struct bb_filter *filter, struct hash_vec *hv, const struct bb_entry *e,
-		  __u64 seed)
+#define SORT_BUCKET_BITS	8
+#define SORT_BUCKETS		(1U << SORT_BUCKET_BITS)
+
+/*
+ * One thread's share of the build: a range of entries, hashed twice. The first time
+ * counts the keys in each bucket of hashes (their top byte); the second writes each
+ * hash into its bucket's place, so the sort needs no scatter and no second buffer.
+ */
+struct build_job {
+	struct bb_filter *filter;
+	const struct bb_entry *entries;
+	size_t lo, hi;			/* entries */
+	__u64 seed;
+	__u64 *hashes;			/* NULL: count only */
+	size_t count[SORT_BUCKETS];	/* keys of this range in each bucket */
+	size_t at[SORT_BUCKETS];	/* where this range's next key of a bucket goes */
+	__u64 keys_by_kind[BB_KEY_KIND_MAX];
+	__u32 flags;
+};
+
+static void key_push(struct build_job *job, __u64 h)
 {
+	unsigned int b = h >> (64 - SORT_BUCKET_BITS);
+
+	if (job->hashes)
+		job->hashes[job->at[b]++] = h;
+	else
+		job->count[b]++;
+}
+
+static void add_ip(struct build_job *job, const struct bb_entry *e)
+{
+	struct bb_filter *filter = job->filter;
 	bool v4 = e->kind == BB_ENTRY_IP4;
 	unsigned int bytes = v4 ? 4 : 16, l, p = e->plen;
 	const struct bb_plen_plan *plan = v4 ? &filter->v4 : &filter->v6;
 	__u64 count, i;
 	__u8 addr[16];
-	int err;
 
 	memcpy(addr, e->addr, bytes);
 	if (p <= BB_SHORT_PLEN) {
@@ -320,114 +330,208 @@ static int add_ip(struct bb_filter *filter, struct hash_vec *hv, const struct bb
 		__u32 mask = p ? 0xffffU << (BB_SHORT_PLEN - p) : 0;
 		__u32 first = bb_short_prefix(addr) & mask, n = 1U << (BB_SHORT_PLEN - p);
 
+		/* threads share the short tables: short prefixes are few, atomics cheap */
 		for (i = first; i < first + n; i++)
-			table[i / BB_BLOCK_BITS].words[i % BB_BLOCK_BITS / 64] |= 1ULL << (i % 64);
-		filter->hdr.flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
-		return 0;
+			__atomic_fetch_or(&table[i / BB_BLOCK_BITS].words[i % BB_BLOCK_BITS / 64],
+					  1ULL << (i % 64), __ATOMIC_RELAXED);
+		job->flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
+		return;
 	}
 	l = plen_for(plan, p);
 	count = 1ULL << (l - p);
 	for (i = 0; i < count; i++) {
-		__u64 h;
-
 		if (v4) {
 			struct bb_key_ip4 key;
 
 			bb_key_ip4_make(&key, addr, l);
-			h = bb_hash_ip4(&key, seed);
+			key_push(job, bb_hash_ip4(&key, job->seed));
 		} else {
 			struct bb_key_ip6 key;
 
 			bb_key_ip6_make(&key, addr, l);
-			h = bb_hash_ip6(&key, seed);
+			key_push(job, bb_hash_ip6(&key, job->seed));
 		}
-		err = hash_push(hv, h);
-		if (err)
-			return err;
 		if (i + 1 < count)
 			addr_step(addr, bytes, l);
 	}
-	filter->keys_by_kind[v4 ? BB_KEY_IP4 : BB_KEY_IP6] += count;
-	return 0;
+	job->keys_by_kind[v4 ? BB_KEY_IP4 : BB_KEY_IP6] += count;
 }
 
-static int add_text(struct bb_filter *filter, struct hash_vec *hv, enum bb_key_kind kind,
-		    const char *text, __u64 seed)
+/* Keys of kinds[0..n) on the same text: the text is copied once, the tag rewritten. */
+static void add_text(struct build_job *job, const enum bb_key_kind *kinds, unsigned int n,
+		     const char *text)
 {
 	__u8 key[BB_KEY_MAX];
-	__u32 len = bb_key_text(key, kind, text, strlen(text));
+	__u32 len = bb_key_text(key, kinds[0], text, strlen(text));
+	unsigned int i;
 
-	filter->keys_by_kind[kind]++;
-	return hash_push(hv, XXH64(key, len, seed));
+	for (i = 0; i < n; i++) {
+		key[0] = kinds[i];
+		job->keys_by_kind[kinds[i]]++;
+		key_push(job, XXH64(key, len, job->seed));
+	}
 }
 
-static int add_entry(struct bb_filter *filter, struct hash_vec *hv, const struct bb_entry *e,
-		     __u64 seed)
+/* The keys of one entry. */
+static void add_entry(struct build_job *job, const struct bb_entry *e)
 {
-	int err;
+	static const enum bb_key_kind name_kinds[] = { BB_KEY_NAME, BB_KEY_NAME_PARENT };
+	static const enum bb_key_kind url_kinds[] = { BB_KEY_URL };
 
 	switch (e->kind) {
 	case BB_ENTRY_IP4:
 	case BB_ENTRY_IP6:
-		return add_ip(filter, hv, e, seed);
+		add_ip(job, e);
+		break;
 	case BB_ENTRY_NAME:
 		/* "evil.example" is the name itself and the parent of its subdomains;
 		 * "*.evil.example" is only the parent.
 		 */
-		filter->hdr.flags |= BB_HDR_F_NAMES;
-		if (!(e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)) {
-			err = add_text(filter, hv, BB_KEY_NAME, e->text, seed);
-			if (err)
-				return err;
-		}
-		return add_text(filter, hv, BB_KEY_NAME_PARENT, e->text, seed);
+		job->flags |= BB_HDR_F_NAMES;
+		if (e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)
+			add_text(job, name_kinds + 1, 1, e->text);
+		else
+			add_text(job, name_kinds, 2, e->text);
+		break;
 	case BB_ENTRY_URL:
-		filter->hdr.flags |= BB_HDR_F_URLS;
-		return add_text(filter, hv, BB_KEY_URL, e->text, seed);
-	default:
-		return -EINVAL;
+		job->flags |= BB_HDR_F_URLS;
+		add_text(job, url_kinds, 1, e->text);
+		break;
 	}
 }
 
-/* LSD radix sort on the 64-bit hashes, then drop repeats: a repeated key sets no new bit. */
-static size_t sort_unique(__u64 *v, size_t n)
+static void *hash_keys(void *arg)
 {
-	__u64 *tmp, *src = v, *dst;
-	size_t i, out;
-	int pass;
+	struct build_job *job = arg;
+	size_t i;
 
-	if (n < 2)
-		return n;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp) {
-		/* No room for the buffer: keep duplicates; sizing only gets generous. */
-		return n;
+	memset(job->keys_by_kind, 0, sizeof(job->keys_by_kind));
+	for (i = job->lo; i < job->hi; i++)
+		add_entry(job, &job->entries[i]);
+	return NULL;
+}
+
+/* Run fn(args[t]) on threads threads, the caller being one of them. */
+static void run_threads(void *(*fn)(void *), void *args, size_t arg_size, unsigned int threads)
+{
+	pthread_t tids[BB_BUILD_MAX_THREADS];
+	bool started[BB_BUILD_MAX_THREADS] = { false };
+	unsigned int t;
+
+	for (t = 1; t < threads; t++)
+		started[t] = !pthread_create(&tids[t], NULL, fn, (char *)args + t * arg_size);
+	fn(args);
+	for (t = 1; t < threads; t++) {
+		if (started[t])
+			pthread_join(tids[t], NULL);
+		else
+			fn((char *)args + t * arg_size);
 	}
-	dst = tmp;
-	for (pass = 0; pass < 4; pass++) {
-		size_t count[65536] = { 0 }, sum = 0;
-		int shift = pass * 16;
+}
 
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xffff]++;
-		for (i = 0; i < 65536; i++) {
-			size_t c = count[i];
+/* ---- sorting the key hashes, bucket by bucket ---- */
 
-			count[i] = sum;
-			sum += c;
+#define SORT_DIGITS		3	/* 8-bit LSD passes over bits 32..55 */
+
+struct sort_job {
+	__u64 *v;
+	const size_t *start;		/* bucket b is v[start[b] .. start[b + 1]) */
+	unsigned int b_lo, b_hi;	/* buckets this thread sorts */
+	size_t *unique;			/* per bucket: distinct hashes, at the bucket's start */
+	__u64 *scratch;			/* as large as the largest bucket */
+};
+
+/* LSD radix sort of each bucket through scratch, then drop repeats. */
+static void *sort_buckets(void *arg)
+{
+	struct sort_job *job = arg;
+	unsigned int b, d;
+
+	for (b = job->b_lo; b < job->b_hi; b++) {
+		size_t lo = job->start[b], n = job->start[b + 1] - lo, i, out;
+		__u64 *src = job->v + lo, *dst = job->scratch, *t;
+
+		for (d = 0; d < SORT_DIGITS; d++) {
+			unsigned int shift = 32 + 8 * d;
+			size_t count[256] = { 0 }, sum = 0;
+
+			for (i = 0; i < n; i++)
+				count[(src[i] >> shift) & 0xff]++;
+			for (i = 0; i < 256; i++) {
+				size_t c = count[i];
+
+				count[i] = sum;
+				sum += c;
+			}
+			for (i = 0; i < n; i++)
+				dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+			t = src;
+			src = dst;
+			dst = t;
 		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
-		__u64 *t = src;
-		src = dst;
-		dst = t;
+		/*
+		 * An odd number of passes: the bucket is in scratch, sorted by the top 32
+		 * bits, which decide the block. Hashes that share them (about n^2 / 2^33
+		 * pairs) are sorted in full here, so that equal hashes are neighbours; then
+		 * the distinct ones go back to the bucket's start.
+		 */
+		for (i = 1; i < n; i++) {
+			__u64 x = src[i];
+			size_t j = i;
+
+			while (j > 0 && src[j - 1] >> 32 == x >> 32 && src[j - 1] > x) {
+				src[j] = src[j - 1];
+				j--;
+			}
+			src[j] = x;
+		}
+		for (i = 0, out = 0; i < n; i++)
+			if (!out || src[i] != dst[out - 1])
+				dst[out++] = src[i];
+		job->unique[b] = out;
 	}
-	/* four passes: the sorted data is back in v */
-	free(tmp);
-	for (i = 1, out = 1; i < n; i++)
-		if (v[i] != v[out - 1])
-			v[out++] = v[i];
-	return out;
+	return NULL;
+}
+
+/*
+ * Sort the hashes, already grouped by their top byte (start[] says where each
+ * bucket is), and drop repeats: a repeated key sets no new bit. Returns the number
+ * of distinct hashes, now at the front of v in ascending order. Hashes are uniform,
+ * so buckets are even and fit in cache; threads take buckets by count.
+ */
+static int sort_unique(__u64 *v, const size_t *start, unsigned int threads, size_t *unique_out)
+{
+	struct sort_job jobs[BB_BUILD_MAX_THREADS];
+	size_t unique[SORT_BUCKETS], n = start[SORT_BUCKETS], largest = 0, out, b;
+	unsigned int t;
+	int err = 0;
+
+	for (b = 0; b < SORT_BUCKETS; b++)
+		if (start[b + 1] - start[b] > largest)
+			largest = start[b + 1] - start[b];
+	for (t = 0, b = 0; t < threads; t++) {
+		jobs[t] = (struct sort_job){ .v = v, .start = start, .unique = unique };
+		jobs[t].scratch = malloc((largest ? largest : 1) * sizeof(*v));
+		if (!jobs[t].scratch)
+			err = -ENOMEM;
+		jobs[t].b_lo = b;
+		while (b < SORT_BUCKETS && (t + 1 == threads || start[b] < n / threads * (t + 1)))
+			b++;
+		jobs[t].b_hi = b;
+	}
+	if (!err)
+		run_threads(sort_buckets, jobs, sizeof(jobs[0]), threads);
+	for (t = 0; t < threads; t++)
+		free(jobs[t].scratch);
+	if (err)
+		return err;
+	for (b = 0, out = 0; b < SORT_BUCKETS; b++) {
+		if (out != start[b])
+			memmove(v + out, v + start[b], unique[b] * sizeof(*v));
+		out += unique[b];
+	}
+	*unique_out = out;
+	return 0;
 }
 
 struct set_job {
@@ -451,13 +555,11 @@ static void *set_bits(void *arg)
 static int set_all_bits(struct bb_filter *filter, const __u64 *hashes, size_t n,
 			unsigned int threads)
 {
-	struct set_job jobs[64];
-	pthread_t tids[64];
+	struct set_job jobs[BB_BUILD_MAX_THREADS];
+	pthread_t tids[BB_BUILD_MAX_THREADS];
 	unsigned int t, started = 0;
 	size_t lo = 0;
 
-	if (threads > 64)
-		threads = 64;
 	/*
 	 * Hashes are sorted and the block index is monotonic in the hash, so slices
 	 * cut between blocks touch disjoint blocks: no two threads write one block.
@@ -493,15 +595,42 @@ void bb_config_defaults(struct bb_config *config)
 	config->quic_ports[0] = 443;
 }
 
+struct plen_job {
+	const struct bb_entry *entries;
+	size_t lo, hi;
+	__u64 v4[33], v6[129];
+	bool bad;		/* an entry no list parse makes */
+};
+
+static void *count_plens(void *arg)
+{
+	struct plen_job *job = arg;
+	size_t i;
+
+	for (i = job->lo; i < job->hi; i++) {
+		const struct bb_entry *e = &job->entries[i];
+
+		if (e->kind >= BB_ENTRY_KIND_MAX || (e->kind == BB_ENTRY_IP4 && e->plen > 32) ||
+		    (e->kind == BB_ENTRY_IP6 && e->plen > 128))
+			job->bad = true;
+		else if (e->kind == BB_ENTRY_IP4)
+			job->v4[e->plen]++;
+		else if (e->kind == BB_ENTRY_IP6)
+			job->v6[e->plen]++;
+	}
+	return NULL;
+}
+
 int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		    const struct bb_filter_opts *opts)
 {
-	__u64 v4_counts[33] = { 0 }, v6_counts[129] = { 0 }, seed = opts->seed;
-	struct hash_vec hv = { 0 };
+	struct build_job *jobs;
+	struct plen_job *plens = NULL;
+	__u64 v4_counts[33] = { 0 }, v6_counts[129] = { 0 }, seed = opts->seed, *hashes = NULL;
 	double fpr = opts->fpr > 0 ? opts->fpr : BB_FPR_DEFAULT;
-	unsigned int threads = opts->threads;
-	size_t i, unique;
-	int err;
+	unsigned int threads = opts->threads, t, p, b;
+	size_t keys = 0, unique, start[SORT_BUCKETS + 1];
+	int err = 0;
 
 	memset(filter, 0, sizeof(*filter));
 	if (!threads) {
@@ -509,18 +638,34 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 
 		threads = cpus > 0 ? (unsigned int)cpus : 1;
 	}
+	if (threads > BB_BUILD_MAX_THREADS)
+		threads = BB_BUILD_MAX_THREADS;
+	if (list->n < 4096 * (size_t)threads)
+		threads = 1;	/* not worth a thread */
 	while (!seed && getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
 		;
 
-	for (i = 0; i < list->n; i++) {
-		if (list->entries[i].kind == BB_ENTRY_IP4)
-			v4_counts[list->entries[i].plen]++;
-		else if (list->entries[i].kind == BB_ENTRY_IP6)
-			v6_counts[list->entries[i].plen]++;
+	/* 1. The probe lengths, from how many prefixes of each length there are. */
+	plens = calloc(threads, sizeof(*plens));
+	if (!plens)
+		return -ENOMEM;
+	for (t = 0; t < threads; t++) {
+		plens[t].entries = list->entries;
+		plens[t].lo = list->n / threads * t;
+		plens[t].hi = t + 1 == threads ? list->n : list->n / threads * (t + 1);
 	}
-	err = bb_plen_plan_make(v4_counts, 32, &filter->v4);
-	if (!err)
-		err = bb_plen_plan_make(v6_counts, 128, &filter->v6);
+	run_threads(count_plens, plens, sizeof(*plens), threads);
+	for (t = 0; t < threads; t++) {
+		if (plens[t].bad)
+			err = -EINVAL;
+		for (p = 0; p <= 32; p++)
+			v4_counts[p] += plens[t].v4[p];
+		for (p = 0; p <= 128; p++)
+			v6_counts[p] += plens[t].v6[p];
+	}
+	free(plens);
+	err = err ?: bb_plen_plan_make(v4_counts, 32, &filter->v4);
+	err = err ?: bb_plen_plan_make(v6_counts, 128, &filter->v6);
 	if (err)
 		return err;
 
@@ -531,17 +676,54 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		bb_config_defaults(&filter->config);
 		filter->config.mark = opts->config.mark;
 	}
-	for (i = 0; i < list->n; i++) {
-		err = add_entry(filter, &hv, &list->entries[i], seed);
-		if (err)
-			goto cleanup;
-	}
-	unique = sort_unique(hv.v, hv.n);
 
+	/* 2. Every key's hash, each thread for a range of entries, grouped by bucket. */
+	jobs = calloc(threads, sizeof(*jobs));
+	if (!jobs)
+		return -ENOMEM;
+	for (t = 0; t < threads; t++) {
+		jobs[t] = (struct build_job){
+			.filter = filter, .entries = list->entries, .seed = seed,
+			.lo = list->n / threads * t,
+			.hi = t + 1 == threads ? list->n : list->n / threads * (t + 1),
+		};
+	}
+	run_threads(hash_keys, jobs, sizeof(jobs[0]), threads);
+	for (b = 0; b < SORT_BUCKETS; b++) {
+		start[b] = keys;
+		for (t = 0; t < threads; t++) {
+			jobs[t].at[b] = keys;
+			keys += jobs[t].count[b];
+		}
+	}
+	start[SORT_BUCKETS] = keys;
+	hashes = malloc((keys ? keys : 1) * sizeof(*hashes));
+	if (!hashes) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (t = 0; t < threads; t++)
+		jobs[t].hashes = hashes;
+	run_threads(hash_keys, jobs, sizeof(jobs[0]), threads);
+	for (t = 0; t < threads; t++) {
+		filter->hdr.flags |= jobs[t].flags;
+		for (p = 0; p < BB_KEY_KIND_MAX; p++)
+			filter->keys_by_kind[p] += jobs[t].keys_by_kind[p];
+	}
+
+	/* 3. Sorted, repeats dropped: the filter is sized for the distinct keys. */
+	err = sort_unique(hashes, start, threads, &unique);
+	if (err)
+		goto cleanup;
 	err = bb_plan_make(unique, fpr, &filter->plan);
 	if (err)
 		goto cleanup;
-	filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
+	if (opts->blocks_alloc) {
+		filter->blocks = opts->blocks_alloc(opts->blocks_ctx, filter->plan.nblocks);
+	} else {
+		filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
+		filter->blocks_owned = true;
+	}
 	if (!filter->blocks) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -560,9 +742,11 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	/* service ports matter only when there are names to find or QUIC to drop */
 	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
 		filter->hdr.flags |= BB_HDR_F_SERVICES;
-	err = set_all_bits(filter, hv.v, unique, threads);
+	/* 4. The bits. */
+	err = set_all_bits(filter, hashes, unique, threads);
 cleanup:
-	free(hv.v);
+	free(jobs);
+	free(hashes);
 	if (err)
 		bb_filter_free(filter);
 	return err;
@@ -570,14 +754,18 @@ cleanup:
 
 void bb_filter_free(struct bb_filter *filter)
 {
-	free(filter->blocks);
+	if (filter->blocks_owned)
+		free(filter->blocks);
 	filter->blocks = NULL;
+	filter->blocks_owned = false;
 }
 
 void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 {
 	/* bits first, header last: a reader that checks the magic sees a whole image */
-	memcpy(&dst[BB_FIRST_BLOCK], filter->blocks, (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	if (filter->blocks != &dst[BB_FIRST_BLOCK])	/* else built in place */
+		memcpy(&dst[BB_FIRST_BLOCK], filter->blocks,
+		       (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
 	memcpy(&dst[BB_CONFIG_INDEX], &filter->config, BB_BLOCK_BYTES);
 	memcpy(&dst[BB_SHORT_V4_INDEX], filter->short_v4, sizeof(filter->short_v4));
 	memcpy(&dst[BB_SHORT_V6_INDEX], filter->short_v6, sizeof(filter->short_v6));

@@ -57,6 +57,7 @@ struct bb_filter {
 	struct bb_block short_v4[BB_SHORT_BLOCKS];	/* exact tables, prefixes /0../16 */
 	struct bb_block short_v6[BB_SHORT_BLOCKS];
 	struct bb_block *blocks;	/* hdr.nblocks */
+	bool blocks_owned;		/* calloc'd here; else the caller's (a mapped map) */
 	struct bb_plan plan;
 	struct bb_plen_plan v4, v6;
 	__u64 keys_by_kind[BB_KEY_KIND_MAX];
@@ -68,6 +69,13 @@ struct bb_filter_opts {
 	__u32 flags;		/* header flags to set, e.g. BB_HDR_F_DROP */
 	unsigned int threads;	/* 0: one per online CPU */
 	struct bb_config config;	/* ports and mark; all-zero ports: the defaults */
+	/*
+	 * Where the bit blocks go. NULL: calloc'd, freed by bb_filter_free(). Else called
+	 * once, when the size is known: zeroed memory for nblocks blocks that the caller
+	 * owns, such as the new map itself (bb_filter_map_create()), or NULL.
+	 */
+	struct bb_block *(*blocks_alloc)(void *ctx, __u32 nblocks);
+	void *blocks_ctx;
 };
 
 /* DNS 53, TLS 443, HTTP 80 and 8080, QUIC 443. */
@@ -84,7 +92,10 @@ static inline __u64 bb_filter_elements(__u32 nblocks)
 	return (__u64)nblocks + BB_FIRST_BLOCK;
 }
 
-/* Write the map image (header, short tables, bit blocks) to dst, bb_filter_elements() long. */
+/*
+ * Write the map image (header, short tables, bit blocks) to dst, bb_filter_elements()
+ * long. Blocks built in place at dst[BB_FIRST_BLOCK] are not copied.
+ */
 void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst);
 
 /*

@@ -57,9 +57,14 @@ struct bb_list_counts {
 	size_t rejected[BB_REJECT_REASON_MAX];
 };
 
+#define BB_LIST_MAX_THREADS 64
+
 struct bb_list_opts {
 	FILE *report;		/* where "file:line: reason" goes; NULL: nowhere */
 	size_t report_max;	/* reports printed per file before "... N more"; 0: all */
+	unsigned int threads;	/* parse threads for a regular file; 0: one per online CPU */
+	size_t part_bytes;	/* size of the pieces a file is cut into; 0: 256 KiB (tests
+				 * cut small files into many) */
 };
 
 struct bb_list {
@@ -77,6 +82,9 @@ void bb_list_free(struct bb_list *list);
  * and, for this file alone, to *file_counts when not NULL. Returns 0, or -errno
  * when the file cannot be read (reported with its name) or memory runs out.
  * Rejected lines are not errors here: the caller decides (--strict).
+ * A regular file is mapped and parsed by opts->threads threads, each taking pieces
+ * cut at line boundaries; entries, counts, duplicates and reports (in line order,
+ * the first report_max) are the same as a line-by-line parse gives.
  */
 int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_list_opts *opts,
 		       struct bb_list_counts *file_counts);
@@ -100,6 +108,9 @@ int bb_list_parse_line(struct bb_list *list, const char *line, size_t len, const
  */
 int bb_list_parse_item(const char *item, struct bb_entry *entry, char *text_buf, size_t text_size,
 		       const char **why);
+
+/* Threads to use: threads, or one per online CPU for 0; at most BB_LIST_MAX_THREADS. */
+unsigned int bb_list_threads(unsigned int threads);
 
 size_t bb_list_rejected_total(const struct bb_list_counts *counts);
 const char *bb_entry_kind_name(enum bb_entry_kind kind);	/* "ipv4", "ipv6", "name", "url" */

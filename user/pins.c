@@ -182,49 +182,91 @@ static int live_filter_fd(const struct bb_instance *inst, __u32 *id)
 	return fd < 0 ? -errno : fd;
 }
 
-int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
+int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	__u64 elements = bb_filter_elements(filter->hdr.nblocks);
-	size_t size = elements * BB_BLOCK_BYTES;
-	size_t page = sysconf(_SC_PAGESIZE);
-	size_t map_len = (size + page - 1) / page * page;
-	struct bb_image live;
-	struct bb_block *mem;
-	__u32 zero = 0;
-	int fd, err;
+	__u64 elements = bb_filter_elements(nblocks);
+	size_t size = elements * BB_BLOCK_BYTES, page = sysconf(_SC_PAGESIZE);
+	void *mem;
+	int err;
 
+	map->fd = -1;
+	map->mem = NULL;
+	map->nblocks = nblocks;
+	map->map_len = (size + page - 1) / page * page;
+	map->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
+				 (__u32)elements, &opts);
+	if (map->fd < 0) {
+		err = -errno;
+		pr_err("cannot create a filter map of %zu bytes: %s\n", size, strerror(-err));
+		return err;
+	}
+	/* The kernel maps every page of the array at mmap time: no faults while filling. */
+	mem = mmap(NULL, map->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, map->fd, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		pr_err("cannot map the new filter: %s\n", strerror(-err));
+		bb_filter_map_close(map);
+		return err;
+	}
+	map->mem = mem;
+	return 0;
+}
+
+void bb_filter_map_close(struct bb_filter_map *map)
+{
+	if (map->mem)
+		munmap(map->mem, map->map_len);
+	if (map->fd >= 0)
+		close(map->fd);
+	map->mem = NULL;
+	map->fd = -1;
+}
+
+struct bb_block *bb_filter_map_blocks(void *map_ptr, __u32 nblocks)
+{
+	struct bb_filter_map *map = map_ptr;
+
+	if (bb_filter_map_create(map, nblocks))
+		return NULL;
+	return &map->mem[BB_FIRST_BLOCK];
+}
+
+int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map)
+{
+	struct bb_image live;
+	__u32 zero = 0;
+	int err;
+
+	if (!map->mem || map->nblocks != filter->hdr.nblocks)
+		return -EINVAL;
 	filter->hdr.generation = 1;
 	if (bb_image_open(inst, &live) == 0) {
 		filter->hdr.generation = ((const struct bb_header *)live.blocks)->generation + 1;
 		bb_image_close(&live);
 	}
-
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
-			    (__u32)elements, &opts);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("cannot create a filter map of %zu bytes: %s\n", size, strerror(-err));
-		return err;
-	}
-	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED) {
-		err = -errno;
-		pr_err("cannot map the new filter: %s\n", strerror(-err));
-		goto cleanup;
-	}
-	bb_filter_write_image(filter, mem);
-	munmap(mem, map_len);
+	/* the bits (unless built in place), then the header last */
+	bb_filter_write_image(filter, map->mem);
 
 	/* The swap: packets see the old filter or this one, never a mix. */
-	if (bpf_map_update_elem(inst->filters_fd, &zero, &fd, BPF_ANY)) {
+	if (bpf_map_update_elem(inst->filters_fd, &zero, &map->fd, BPF_ANY)) {
 		err = -errno;
 		pr_err("cannot swap the new filter in: %s\n", strerror(-err));
-		goto cleanup;
+		return err;
 	}
-	err = 0;
-cleanup:
-	close(fd);
+	return 0;
+}
+
+int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
+{
+	struct bb_filter_map map;
+	int err;
+
+	err = bb_filter_map_create(&map, filter->hdr.nblocks);
+	if (err)
+		return err;
+	err = bb_filter_swap(inst, filter, &map);
+	bb_filter_map_close(&map);
 	return err;
 }
 

@@ -35,11 +35,30 @@ void bb_instance_close(struct bb_instance *inst);
 /* Remove every pin of the instance, and the directory. */
 int bb_instance_remove(const char *pin_dir);
 
+/* A new filter map, mapped writable: the inner map bb_filter_swap() puts live. */
+struct bb_filter_map {
+	int fd;
+	struct bb_block *mem;	/* element 0 is the header */
+	size_t map_len;
+	__u32 nblocks;
+};
+
+int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks);
+void bb_filter_map_close(struct bb_filter_map *map);
 /*
- * Create a new filter map sized for filter, fill it through mmap, then swap it into
- * the outer slot: the one step packets can see. Nothing live changes on failure.
- * header.generation is set to the live one plus one.
+ * For bb_filter_opts.blocks_alloc, with blocks_ctx a struct bb_filter_map: create the
+ * map when the builder knows the size, and have the bits set straight into it.
  */
+struct bb_block *bb_filter_map_blocks(void *map, __u32 nblocks);
+
+/*
+ * Write filter's image into map (the bits only when not built there), then swap map
+ * into the outer slot: the one step packets can see. Nothing live changes on failure.
+ * header.generation is set to the live one plus one. The map stays the caller's.
+ */
+int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map);
+
+/* bb_filter_map_create(), bb_filter_swap(), bb_filter_map_close(): for a built filter. */
 int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter);
 
 /* Map the live filter read-only. -ENOENT when the slot is empty. */

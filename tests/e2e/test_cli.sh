@@ -168,6 +168,17 @@ check_match "... and reports every file" "$(basename "${all[-1]}")" "$err$out"
 run bb check 1.10.16.77 2001:678:6c4:1::1 hercules.iad.appboy.com 05webinvite.com
 check_rc "... and holds entries of several of them" 0
 
+run bb load "${all[@]}" --seed 1 --threads 1 -j
+check_rc "load of all the lists, --threads 1, exits 0" 0
+one=$(jq -c '[.total, .filter.keys, .filter.blocks]' <<<"$out" 2>&1)
+run bb load "${all[@]}" --seed 1 --threads 3 -j
+check_rc "load of all the lists, --threads 3, exits 0" 0
+check_eq "... the same counts and filter as with one thread" \
+	"$(jq -c '[.total, .filter.keys, .filter.blocks]' <<<"$out" 2>&1)" "$one"
+run bb load "${all[@]}" --threads x
+check_rc "load --threads x exits 2" 2
+check_match "... and says why" 'threads' "$err"
+
 run_stdin $'# from stdin\n198.51.100.9' bb load -
 check_rc "load - (stdin) exits 0" 0
 run bb check 198.51.100.9

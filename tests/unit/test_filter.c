@@ -361,6 +361,122 @@ static void test_hash_userspace(void)
 		   bad, bad_len);
 }
 
+
+static struct bb_block *blocks_in(void *ctx, __u32 nblocks)
+{
+	struct bb_block **mem = ctx;
+
+	*mem = calloc(bb_filter_elements(nblocks), BB_BLOCK_BYTES);
+	return *mem ? *mem + BB_FIRST_BLOCK : NULL;
+}
+
+/*
+ * Threads change nothing: the same list and seed give the same image, byte for byte,
+ * with 1, 2 and 3 threads, and with the bits set in place in a caller's image. The
+ * list mixes every kind, short and long prefixes, and keys that repeat (a name and
+ * its "*." form share the parent key; overlapping prefixes share expansions).
+ */
+static void test_threads(void)
+{
+	size_t n = n_keys / 4, i, bytes = 0, starred = 0, plain = 0;
+	struct bb_block *ref = NULL, *img, *mem;
+	struct test_list tl;
+	unsigned int threads;
+	char name[80];
+	char *t;
+	int err;
+
+	test_list_alloc(&tl, n, n * 40);
+	t = tl.text;
+	for (i = 0; i < n; i++) {
+		struct bb_entry *e = &tl.list.entries[i];
+		__u64 r = rnd();
+
+		switch (i % 6) {
+		case 0:
+			e->kind = BB_ENTRY_IP4;
+			e->plen = 32;
+			memcpy(e->addr, &r, 4);
+			break;
+		case 1:
+			e->kind = BB_ENTRY_IP4;
+			e->plen = i % 600 == 1 ? 12 : 22 + r % 3;	/* short, and expanded */
+			memcpy(e->addr, &r, 4);
+			e->addr[3] = 0;
+			e->addr[2] &= 0xfc;
+			if (e->plen == 12)
+				e->addr[1] &= 0xf0, e->addr[2] = 0;
+			break;
+		case 2:
+			e->kind = BB_ENTRY_IP6;
+			e->plen = 48;
+			memcpy(e->addr, &r, 6);
+			break;
+		case 3:
+		case 4:
+			e->kind = BB_ENTRY_NAME;
+			/* case 4 repeats case 3's name as "*.": one key more, not two */
+			e->flags = i % 6 == 4 ? BB_ENTRY_F_SUBDOMAINS_ONLY : 0;
+			e->text = i % 6 == 4 ? tl.list.entries[i - 1].text : t;
+			starred += i % 6 == 4;
+			plain += i % 6 == 3;
+			if (i % 6 == 3)
+				t += sprintf(t, "n%llx.example", (unsigned long long)(r >> 24)) + 1;
+			break;
+		default:
+			e->kind = BB_ENTRY_URL;
+			e->text = t;
+			t += sprintf(t, "u%llx.test/p", (unsigned long long)(r >> 40)) + 1;
+			break;
+		}
+	}
+	tl.list.n = n;
+	for (threads = 1; threads <= 3; threads++) {
+		struct bb_filter_opts opts = { .seed = 7, .threads = threads };
+		struct bb_filter f;
+
+		err = bb_filter_build(&f, &tl.list, &opts);
+		img = err ? NULL : malloc(bb_filter_elements(f.hdr.nblocks) * BB_BLOCK_BYTES);
+		if (img)
+			bb_filter_write_image(&f, img);
+		if (!ref) {
+			ref = img;
+			bytes = img ? bb_filter_elements(f.hdr.nblocks) * BB_BLOCK_BYTES : 0;
+			/* each "*." entry repeats the parent key of the name before it */
+			__u64 all = f.keys_by_kind[BB_KEY_NAME] + f.keys_by_kind[BB_KEY_NAME_PARENT] +
+				    f.keys_by_kind[BB_KEY_IP4] + f.keys_by_kind[BB_KEY_IP6] +
+				    f.keys_by_kind[BB_KEY_URL];
+
+			tap_result(img && f.keys_by_kind[BB_KEY_NAME_PARENT] == plain + starred &&
+				   f.hdr.items <= all - starred, "threads: repeated keys counted once",
+				   "%llu parent keys, %llu items of %llu keys, %zu starred",
+				   (unsigned long long)f.keys_by_kind[BB_KEY_NAME_PARENT],
+				   (unsigned long long)f.hdr.items, (unsigned long long)all, starred);
+		} else {
+			snprintf(name, sizeof(name), "threads: %u threads, the same image", threads);
+			ASSERT_TRUE(img && !memcmp(img, ref, bytes), name);
+			free(img);
+		}
+		bb_filter_free(&f);
+
+		/* in place: the caller's memory, not copied by write_image */
+		mem = NULL;
+		opts.blocks_alloc = blocks_in;
+		opts.blocks_ctx = &mem;
+		err = bb_filter_build(&f, &tl.list, &opts);
+		if (!err)
+			bb_filter_write_image(&f, mem);
+		snprintf(name, sizeof(name), "threads: %u threads, built in place, the same image",
+			 threads);
+		ASSERT_TRUE(!err && mem && f.blocks == mem + BB_FIRST_BLOCK && ref &&
+			    !memcmp(mem, ref, bytes), name);
+		bb_filter_free(&f);
+		free(mem);
+	}
+	free(ref);
+	test_list_free(&tl);
+}
+
 int main(void)
 {
 	const char *quick = getenv("BB_QUICK");
@@ -373,6 +489,7 @@ int main(void)
 	test_plen_plan();
 	test_prefixes();
 	test_no_false_negatives();
+	test_threads();
 	test_fpr(0.01);
 	test_fpr(0.001);
 	test_fpr_addr(true, 0.01);

@@ -716,6 +716,199 @@ static void test_files(void)
 	bb_list_free(&list);
 }
 
+
+/* ---- a file cut into pieces parses as it does line by line ---- */
+
+/*
+ * The reference: getline() and bb_list_parse_line(), one line after the other, with
+ * the reports the parser prints (file:line: reason (text), the first report_max).
+ */
+static int parse_reference(struct bb_list *list, const char *path, size_t report_max,
+			   char *rep, size_t rep_size)
+{
+	FILE *f = fopen(path, "r"), *out = fmemopen(rep, rep_size, "w");
+	size_t cap = 0, lineno = 0, shown = 0, unshown = 0;
+	char *line = NULL;
+	ssize_t n;
+
+	if (!f || !out) {
+		if (f)
+			fclose(f);
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		size_t len = (size_t)n;
+		const char *why = "rejected";
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (bb_list_parse_line(list, line, len, &why) >= 0)
+			continue;
+		if (report_max && shown >= report_max) {
+			unshown++;
+			continue;
+		}
+		shown++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		if (len > 160)
+			fprintf(out, "%s:%zu: %s (%.*s...)\n", path, lineno, why, 160, line);
+		else
+			fprintf(out, "%s:%zu: %s (%.*s)\n", path, lineno, why, (int)len, line);
+	}
+	if (unshown)
+		fprintf(out, "%s: %zu more rejected lines not shown\n", path, unshown);
+	free(line);
+	fclose(f);
+	fclose(out);
+	return 0;
+}
+
+static bool entries_equal(const struct bb_list *a, const struct bb_list *b, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct bb_entry *x = &a->entries[i], *y = &b->entries[i];
+
+		if (x->kind != y->kind || x->plen != y->plen || x->flags != y->flags ||
+		    memcmp(x->addr, y->addr, sizeof(x->addr)) || !x->text != !y->text ||
+		    (x->text && strcmp(x->text, y->text))) {
+			*at = i;
+			return false;
+		}
+	}
+	*at = i;
+	return a->n == b->n;
+}
+
+/*
+ * Parse path twice more on top of the same first file: line by line, and mapped in
+ * pieces of part_bytes by threads threads. Entries, counts, return and reports must
+ * be identical.
+ */
+static void check_pieces(const char *label, const char *first, const char *path,
+			 size_t part_bytes, unsigned int threads, size_t report_max)
+{
+	static char want[1 << 16], got[1 << 16];
+	struct bb_list ref, cut;
+	struct bb_list_counts c;
+	char name[400];
+	FILE *report;
+	size_t at = 0;
+	int ret;
+
+	bb_list_init(&ref);
+	bb_list_init(&cut);
+	memset(want, 0, sizeof(want));
+	memset(got, 0, sizeof(got));
+	if (first) {
+		parse_reference(&ref, first, report_max, got, sizeof(got));
+		bb_list_parse_file(&cut, first, &(struct bb_list_opts){ .threads = threads,
+					.part_bytes = part_bytes }, NULL);
+	}
+	parse_reference(&ref, path, report_max, want, sizeof(want));
+	report = fmemopen(got, sizeof(got), "w");
+	ret = bb_list_parse_file(&cut, path, &(struct bb_list_opts){
+		report, report_max, threads, part_bytes }, &c);
+	fclose(report);
+	snprintf(name, sizeof(name), "%s, pieces of %zu bytes, %u threads: entries", label,
+		 part_bytes, threads);
+	tap_result(ret == 0 && entries_equal(&ref, &cut, &at), name,
+		   "ret %d; %zu and %zu entries, first difference at %zu", ret, ref.n, cut.n, at);
+	snprintf(name, sizeof(name), "%s, pieces of %zu bytes, %u threads: counts", label,
+		 part_bytes, threads);
+	ASSERT_TRUE(!memcmp(&ref.counts, &cut.counts, sizeof(ref.counts)), name);
+	snprintf(name, sizeof(name), "%s, pieces of %zu bytes, %u threads: reports", label,
+		 part_bytes, threads);
+	tap_result(!strcmp(want, got), name, "expected:\n%s\ngot:\n%s", want, got);
+	/* the set must still work line by line after a mapped parse */
+	snprintf(name, sizeof(name), "%s, pieces of %zu bytes, %u threads: set after", label,
+		 part_bytes, threads);
+	at = cut.n;
+	bb_list_parse_line(&cut, "set-check.example", 17, NULL);
+	bb_list_parse_line(&cut, "set-check.example", 17, NULL);
+	ASSERT_EQ(cut.n, at + 1 - (ref.n && find_entry(&ref, BB_ENTRY_NAME,
+							 "set-check.example") != NULL), name);
+	bb_list_free(&ref);
+	bb_list_free(&cut);
+}
+
+static void test_pieces(void)
+{
+	static const struct {
+		const char *label, *data;
+	} crafted[] = {
+		{ "empty file", "" },
+		{ "one newline", "\n" },
+		{ "no final newline", "evil.example\n192.0.2.1\n300.1.1.1" },
+		{ "CRLF", "# x\r\nevil.example\r\n\r\n0.0.0.0 a.example b.example\r\nbad!.example\r\n"
+			  "192.0.2.0/24 ; SBL\r\n" },
+		{ "errors at every line",
+		  "300.1.1.1\n@@||x.example^\nnotevil\n1.2.3.4/33\n##.ad\nev!l.example\n"
+		  "0.0.0.0 1.2.3.4\n*.com\n01.2.3.4\n" },
+		{ "duplicates across pieces",
+		  "a.example\nb.example\n192.0.2.1\nA.EXAMPLE.\n0.0.0.0 b.example c.example a.example\n"
+		  "192.0.2.1/32\n*.a.example\n||a.example^\nc.example\n2001:db8::1\n2001:DB8::1\n" },
+		{ "hosts lines of many names",
+		  "0.0.0.0 a.example b.example c.example d.example e.example f.example\n"
+		  "0.0.0.0 g.example h.example localhost 1.2.3.4 i.example\n"
+		  "127.0.0.1 j.example k.example\n" },
+		{ "NUL bytes and a long line", NULL },
+	};
+	static const size_t sizes[] = { 1, 5, 16, 64 };
+	static const char *const real[] = {
+		"stevenblack-unified-hosts.ohnx-2019.hosts", "urlhaus-filter-online.ublock.txt",
+		"nocoin-adblock.txt", "spamhaus-dropv6.txt", "phishunt-urls.txt",
+	};
+	char path[1300], path2[1300], real_path[1200], *data;
+	size_t i, j, len;
+	unsigned int threads;
+
+	for (i = 0; i < sizeof(crafted) / sizeof(crafted[0]); i++) {
+		if (crafted[i].data) {
+			write_temp(path, sizeof(path), crafted[i].data, strlen(crafted[i].data));
+		} else {
+			data = malloc(6000);
+			len = 0;
+			memcpy(data, "a.exa\0mple\nb.example\n", 21);
+			len = 21;
+			memset(data + len, 'x', 5000);
+			len += 5000;
+			memcpy(data + len, "\nc.example\n\0\n192.0.2.9\n", 23);
+			len += 23;
+			write_temp(path, sizeof(path), data, len);
+			free(data);
+		}
+		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
+			for (threads = 1; threads <= 3; threads++)
+				check_pieces(crafted[i].label, NULL, path, sizes[j], threads,
+					     j % 2 ? 2 : 0);
+		unlink(path);
+	}
+	/* A second file: duplicates of the first one's entries, cut in pieces. */
+	write_temp(path, sizeof(path), "a.example\n192.0.2.1\n", 20);
+	write_temp(path2, sizeof(path2), "x.example\na.example\n192.0.2.1\nA.example\nx.example\n",
+		   50);
+	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
+		check_pieces("second file", path, path2, sizes[j], 2, 0);
+	unlink(path);
+	unlink(path2);
+
+	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+		list_path(real_path, sizeof(real_path), real[i]);
+		check_pieces(real[i], NULL, real_path, 4096, 2, 20);
+		check_pieces(real[i], NULL, real_path, 777, 3, 0);
+	}
+	/* urlhaus hosts then domains: 2689 cross-file duplicates, cut in pieces */
+	list_path(path, sizeof(path), "urlhaus-filter-hosts.txt");
+	list_path(real_path, sizeof(real_path), "urlhaus-filter-domains.txt");
+	check_pieces("urlhaus hosts then domains", path, real_path, 1024, 2, 20);
+}
+
 int main(void)
 {
 	const char *dir = getenv("BB_LISTS_DIR");
@@ -729,5 +922,6 @@ int main(void)
 	test_real_lists();
 	test_list_contents();
 	test_files();
+	test_pieces();
 	return tap_finish();
 }
