@@ -50,6 +50,23 @@ static __always_inline __u8 bb_lower(__u8 c)
 	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
 
+/* bb_lower() on eight bytes at once: bytes 'A'..'Z' get 0x20, no others. */
+static __always_inline __u64 bb_lower8(__u64 v)
+{
+	__u64 low7 = v & 0x7f7f7f7f7f7f7f7fULL;		/* no carry out of a byte */
+	__u64 ge_a = low7 + 0x3f3f3f3f3f3f3f3fULL;	/* bit 7: byte >= 'A' */
+	__u64 gt_z = low7 + 0x2525252525252525ULL;	/* bit 7: byte > 'Z' */
+	__u64 upper = ge_a & ~gt_z & ~v & 0x8080808080808080ULL;
+
+	return v | upper >> 2;
+}
+
+/* Is one of the eight bytes zero? */
+static __always_inline int bb_has_zero8(__u64 v)
+{
+	return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
+}
+
 /*
  * The DNS question name of a query (QR=0, opcode QUERY, one question or more)
  * into key[1 .. *len]. The wire form "\4evil\7example\0" is copied as it is to
@@ -59,7 +76,7 @@ static __always_inline __u8 bb_lower(__u8 c)
 static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *key, __u32 *len)
 {
 	const __u8 *q = msg + BB_DNS_HDR_LEN;
-	__u32 i, raw = 0, j;
+	__u32 i, raw = 0, j, w;
 
 	if ((void *)(msg + BB_DNS_HDR_LEN) > end)
 		return BB_NAME_BAD;
@@ -69,16 +86,33 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 		return BB_NAME_BAD;
 
 	/* copy the wire name, up to its terminating zero byte, lowercase: length bytes
-	 * are at most 63, below 'A', and stay as they are */
-	for (i = 0; i < BB_NAME_MAX + 2; i++) {
-		if ((void *)(q + i + 1) > end)
+	 * are at most 63, below 'A', and stay as they are. Eight bytes at a time while
+	 * eight are in the packet and none is the zero; then byte by byte, at most 8 */
+	for (w = 0; w < (BB_NAME_MAX + 2) / 8; w++) {
+		__u64 v;
+
+		if ((void *)(q + w * 8 + 8) > end)
+			break;
+		__builtin_memcpy(&v, q + w * 8, 8);
+		if (bb_has_zero8(v))
+			break;
+		v = bb_lower8(v);
+		__builtin_memcpy(key + w * 8, &v, 8);
+	}
+	w = bb_forget(key, w * 8) & 511;	/* one verifier state for every w */
+	for (i = 0; i < 8; i++) {
+		const __u8 *p = q + w + i;
+
+		if ((void *)(p + 1) > end)
 			return BB_NAME_BAD;
-		key[i & BB_KEYBUF_MASK] = bb_lower(q[i]);
-		if (!q[i]) {
-			raw = i + 1;
+		key[(w + i) & BB_KEYBUF_MASK] = bb_lower(*p);
+		if (!*p) {
+			raw = w + i + 1;
 			break;
 		}
 	}
+	if (raw > BB_NAME_MAX + 2)
+		raw = 0;
 	raw = bb_forget(key, raw);
 	if (!raw)
 		return BB_NAME_BAD;	/* longer than any name */

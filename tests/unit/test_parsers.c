@@ -157,6 +157,35 @@ static int dns_run(const __u8 *msg, size_t len, char *name, __u32 *name_len)
 	return ret;
 }
 
+/* The word-at-a-time helpers equal their byte versions, every byte value in every lane. */
+static void test_words(void)
+{
+	unsigned int b, lane, bad_lower = 0, bad_zero = 0;
+
+	for (b = 0; b < 256; b++) {
+		for (lane = 0; lane < 8; lane++) {
+			__u8 in[8], want[8], got[8];
+			__u64 v;
+			unsigned int i;
+
+			for (i = 0; i < 8; i++)
+				in[i] = i == lane ? (__u8)b : (__u8)(rng_next() | 1);
+			for (i = 0; i < 8; i++)
+				want[i] = bb_lower(in[i]);
+			memcpy(&v, in, 8);
+			v = bb_lower8(v);
+			memcpy(got, &v, 8);
+			bad_lower += memcmp(got, want, 8) != 0;
+			memcpy(&v, in, 8);
+			bad_zero += bb_has_zero8(v) != (memchr(in, 0, 8) != NULL);
+		}
+	}
+	tap_result(!bad_lower, "bb_lower8 equals bb_lower on every byte in every lane",
+		   "%u wrong", bad_lower);
+	tap_result(!bad_zero, "bb_has_zero8 finds a zero byte in every lane, no other",
+		   "%u wrong", bad_zero);
+}
+
 static void test_dns(void)
 {
 	char name[512], msg[400];
@@ -1205,6 +1234,7 @@ int main(void)
 		   http_host_at_504 == 504, "test strings have the lengths they claim",
 		   "%zu %zu %td", strlen(dns_253), strlen(dns_254),
 		   strstr(http_host_at_504, "\nHost:") - http_host_at_504);
+	test_words();
 	test_dns();
 	test_http();
 	test_tls();
