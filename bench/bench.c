@@ -1373,7 +1373,7 @@ static int run_names(void)
 			   "2-label parent); misses for `bb-miss0.example` and subdomains (the "
 			   "name and every strict parent of 2+ labels). Each packet runs the real "
 			   "`bloomblock_xdp`: parse, the source-address check, a tail call to the "
-			   "protocol's program, a tail call to the match program. Each sample runs "
+			   "protocol's program, which finds the name and matches it. Each sample runs "
 			   "right after an empty run and an IPv4 check (a miss, same filter); the "
 			   "ratios are taken sample by sample. Split rows (2 runs of repeat=1, a "
 			   "new flow each, %u per round) are to twice the repeat=1 floor, which "

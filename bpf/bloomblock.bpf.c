@@ -459,8 +459,9 @@ static __always_inline int check_http(const struct bb_ctx *c, const struct bb_pa
 
 /*
  * Names are checked in programs of their own, reached by tail calls: one per
- * protocol finds the name, one matches it. Each is verified alone, so each stays
- * within the verifier's budget (1M instructions walked, 8192 pending branches).
+ * protocol finds the name and matches it, one more matches an HTTP request's URL.
+ * Each is verified alone, so each stays within the verifier's budget (1M
+ * instructions walked, 8192 pending branches).
  */
 enum bb_service {
 	BB_SVC_NONE = -1,
