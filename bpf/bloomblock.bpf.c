@@ -160,7 +160,7 @@ static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 le
 static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
 {
 	__u8 *key = c->sc->key;
-	__u32 dots[16], n, i, d, left;
+	__u32 n, i, d, left;
 	int hit;
 
 	if (!(c->hdr->flags & BB_HDR_F_NAMES))
@@ -171,13 +171,13 @@ static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
 	key[0] = BB_KEY_NAME;
 	if (key_hit(c, 0, 1 + len))
 		return 1;
-	n = bb_name_parents(key, len, dots, BB_NAME_MAX_PARENT_LABELS - 1,
-			    BB_NAME_MAX_PARENT_LABELS);
+	n = bb_name_parents_recorded(key, BB_NAME_MAX_PARENT_LABELS - 1,
+				     BB_NAME_MAX_PARENT_LABELS);
 	/* counting down a copy of n: see bb_xxh64() for why */
 	for (i = 0, left = n + 1; i < BB_NAME_MAX_PARENT_LABELS - 1; i++) {
 		if (--left == 0)
 			break;
-		d = dots[i & 15] & (BB_KEY_MAX - 1);
+		d = bb_parent_dot(key, i) & (BB_KEY_MAX - 1);
 		key[d] = BB_KEY_NAME_PARENT;
 		hit = key_hit(c, d, 1 + bb_forget(key, len) - d);
 		key[d] = '.';

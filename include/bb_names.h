@@ -38,6 +38,30 @@ static __always_inline __u32 bb_forget(__u8 *key, __u32 v)
 	return *slot;
 }
 
+/*
+ * The dots of the name that bb_dns_qname() or bb_name_finish() wrote last, as
+ * they pass them: their count and a ring of the last 16 positions, in the key
+ * buffer's tail (past any key and its hashing slack, before bb_forget()'s words).
+ * bb_name_parents_recorded() then finds the parents without scanning the name
+ * again. A dot at position 1 (a name that starts with one) is not recorded: no
+ * parent starts there.
+ */
+#define BB_DOTS_SLOT		(BB_KEYBUF_BYTES - 128)
+
+static __always_inline void bb_dots_reset(__u8 *key)
+{
+	*(volatile __u32 *)(key + BB_DOTS_SLOT) = 0;
+}
+
+static __always_inline void bb_dots_add(__u8 *key, __u32 at)
+{
+	volatile __u32 *n = (volatile __u32 *)(key + BB_DOTS_SLOT);
+	__u32 i = *n;
+
+	((__u32 *)(key + BB_DOTS_SLOT + 4))[i & 15] = at;
+	*n = i + 1;
+}
+
 enum bb_name_result {
 	BB_NAME_FOUND = 0,	/* key[1 .. len] holds the name */
 	BB_NAME_NONE,		/* not a query or request: nothing to check, nothing counted */
@@ -122,6 +146,7 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 	}
 
 	/* walk the labels: each length byte must land on the next one, the last on 0 */
+	bb_dots_reset(key);
 	for (i = 0, j = 0; i < BB_NAME_MAX; i++) {
 		__u8 l = key[j & BB_KEYBUF_MASK];
 
@@ -129,8 +154,10 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 			break;
 		if (l > 63)	/* a compression pointer (0xc0) or an extended label type */
 			return BB_NAME_BAD;
-		if (j)
+		if (j) {
 			key[j & BB_KEYBUF_MASK] = '.';
+			bb_dots_add(key, j);	/* j >= 2: the first label is not empty */
+		}
 		j += l + 1;
 		if (j >= raw)
 			return BB_NAME_BAD;	/* a zero byte inside a label */
@@ -152,6 +179,7 @@ static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 		return BB_NAME_EMPTY;
 	if (n > BB_NAME_MAX)
 		return BB_NAME_BAD;
+	bb_dots_reset(key);
 	for (i = 1; i <= BB_NAME_MAX; i++) {
 		__u8 c;
 
@@ -161,6 +189,8 @@ static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 		if (c <= ' ' || c == '/' || c >= 0x7f)
 			return BB_NAME_BAD;
 		key[i & BB_KEYBUF_MASK] = bb_lower(c);
+		if (c == '.' && i > 1)
+			bb_dots_add(key, i);
 	}
 	*len = bb_forget(key, n);
 	return BB_NAME_FOUND;
@@ -350,6 +380,32 @@ static __always_inline __u32 bb_name_parents(__u8 *key, __u32 len, __u32 *dots, 
 		}
 	}
 	return *n;
+}
+
+/*
+ * bb_name_parents() from the dots the parser recorded: how many parents, by
+ * arithmetic, without scanning the name; bb_parent_dot() gives the dot in front of
+ * the ith, in the same order (shortest first). With m dots, the parent of L labels
+ * starts at the (m - L)th dot; L runs from 2 to min(m, max_labels).
+ */
+static __always_inline __u32 bb_name_parents_recorded(const __u8 *key, __u32 max,
+						      __u32 max_labels)
+{
+	__u32 m = *(volatile const __u32 *)(key + BB_DOTS_SLOT), n;
+
+	n = m < 2 ? 0 : m - 1;
+	if (n > max)
+		n = max;
+	if (n > max_labels - 1)
+		n = max_labels - 1;
+	return n;
+}
+
+static __always_inline __u32 bb_parent_dot(const __u8 *key, __u32 i)
+{
+	__u32 m = *(volatile const __u32 *)(key + BB_DOTS_SLOT);
+
+	return ((const __u32 *)(key + BB_DOTS_SLOT + 4))[(m - 2 - i) & 15];
 }
 
 /*

@@ -924,6 +924,84 @@ static void test_parents(void)
 	}
 }
 
+/*
+ * The parents matched from the dots the parsers record are the ones the scan
+ * finds: 100,000 random names (1 to 14 labels, some empty, some leading dots)
+ * through bb_name_finish(), and the same names as DNS questions.
+ */
+static void test_parents_recorded(void)
+{
+	static __u8 key[BB_KEYBUF_BYTES], msg[600];
+	unsigned long names = 0, dns = 0, bad = 0;
+	int k;
+
+	for (k = 0; k < 100000; k++) {
+		unsigned int labels = 1 + rng_next() % 14, l, j;
+		char name[300];
+		size_t len = 0;
+
+		for (l = 0; l < labels; l++) {
+			unsigned int ll = rng_next() % 10 == 0 ? 0 : 1 + rng_next() % 12;
+
+			if (l)
+				name[len++] = '.';
+			for (j = 0; j < ll; j++)
+				name[len++] = "aBc-9xYz"[rng_next() % 8];
+		}
+		for (int dns_way = 0; dns_way < 2; dns_way++) {
+			__u32 dots[16], n, n2, i, nlen = len;
+			int ret;
+
+			memset(key, 0, sizeof(key));
+			if (!dns_way) {
+				memcpy(key + 1, name, len);
+				ret = bb_name_finish(key, &nlen);
+			} else {
+				/* a query: header, then the name in wire form */
+				size_t at = BB_DNS_HDR_LEN, start = 0, i2;
+
+				memset(msg, 0, BB_DNS_HDR_LEN);
+				msg[5] = 1;
+				ret = BB_NAME_BAD;
+				if (len == 0 || strstr(name, "..") || name[0] == '.' ||
+				    name[len - 1] == '.')
+					continue;	/* no empty labels on the wire */
+				for (i2 = 0; i2 <= len; i2++) {
+					if (i2 == len || name[i2] == '.') {
+						msg[at++] = (__u8)(i2 - start);
+						memcpy(msg + at, name + start, i2 - start);
+						at += i2 - start;
+						start = i2 + 1;
+					}
+				}
+				msg[at++] = 0;
+				msg[at++] = 0;
+				msg[at++] = 1;
+				ret = bb_dns_qname(msg, msg + at, key, &nlen);
+			}
+			if (ret != BB_NAME_FOUND)
+				continue;
+			dns_way ? dns++ : names++;
+			n = bb_name_parents(key, nlen, dots, BB_NAME_MAX_PARENT_LABELS - 1,
+					    BB_NAME_MAX_PARENT_LABELS);
+			n2 = bb_name_parents_recorded(key, BB_NAME_MAX_PARENT_LABELS - 1,
+						      BB_NAME_MAX_PARENT_LABELS);
+			if (n != n2) {
+				bad++;
+				continue;
+			}
+			for (i = 0; i < n; i++)
+				if (bb_parent_dot(key, i) != dots[i]) {
+					bad++;
+					break;
+				}
+		}
+	}
+	tap_result(!bad && names > 50000 && dns > 20000,
+		   "bb_name_parents_recorded equals the scan (bb_name_finish, bb_dns_qname)",
+		   "%lu names, %lu DNS names, %lu differ", names, dns, bad);
+}
+
 struct prefix_case {
 	const char *path;
 	int full;
@@ -1239,6 +1317,7 @@ int main(void)
 	test_http();
 	test_tls();
 	test_parents();
+	test_parents_recorded();
 	test_prefixes();
 	test_finish();
 	test_frames();
