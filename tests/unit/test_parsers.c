@@ -948,6 +948,7 @@ static void test_parents_recorded(void)
 			for (j = 0; j < ll; j++)
 				name[len++] = "aBc-9xYz"[rng_next() % 8];
 		}
+		name[len] = 0;
 		for (int dns_way = 0; dns_way < 2; dns_way++) {
 			__u32 dots[16], n, n2, i, nlen = len;
 			int ret;
