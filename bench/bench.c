@@ -55,6 +55,7 @@ static struct {
 	double bb_bits, hash_bytes, bb_bytes, bb_fpr_measured, bb_fpr_plan;
 	double load_ip4_1t, load_ip4_2t, load_names_1t, load_names_2t;	/* parse+build+push, s */
 	double cli_ip4_wall, cli_names_wall, cli_ip4_sum, cli_names_sum;
+	double cli_ip4_rss, cli_names_rss, cli_ip4_filter, cli_names_filter;	/* bytes */
 	double push_s, push_fill_s, push_create_s, swap_s, memcpy_fresh_s, memcpy_warm_s;
 	double push_bytes;
 	__u32 load_lines;
@@ -1771,7 +1772,7 @@ static double ext_num(const char *k)
 static void cli_rows(const char *tag, const char *what)
 {
 	char k[64], c[8][BT_CELL], ln[16];
-	double lines, parse, build, push, wall, rss;
+	double lines, parse, build, push, wall, rss, filter;
 
 #define EXT(field) (snprintf(k, sizeof(k), "cli_%s_%s", tag, field), ext_num(k))
 	lines = EXT("lines");
@@ -1780,6 +1781,7 @@ static void cli_rows(const char *tag, const char *what)
 	push = EXT("push_s");
 	wall = EXT("wall_s");
 	rss = EXT("maxrss_kb");
+	filter = EXT("filter_bytes");
 #undef EXT
 	if (isnan(wall)) {
 		snprintf(k, sizeof(k), "cli_%s_error", tag);
@@ -1797,9 +1799,13 @@ static void cli_rows(const char *tag, const char *what)
 	if (!strcmp(tag, "ip4")) {
 		key.cli_ip4_wall = wall;
 		key.cli_ip4_sum = parse + build + push;
+		key.cli_ip4_rss = rss * 1024;
+		key.cli_ip4_filter = filter;
 	} else if (!strcmp(tag, "names")) {
 		key.cli_names_wall = wall;
 		key.cli_names_sum = parse + build + push;
+		key.cli_names_rss = rss * 1024;
+		key.cli_names_filter = filter;
 	}
 }
 
@@ -1830,6 +1836,9 @@ static void ext_rows(void)
 }
 
 /* ---- targets ---- */
+
+#define LOAD_RSS_CONST_MIB	24	/* the constant of the streamed load's memory bound */
+#define MIB			(1024.0 * 1024.0)
 
 static void target(const char *what, const char *measured, const char *limit, bool met)
 {
@@ -1910,6 +1919,15 @@ static void targets(void)
 			 "thread %.2fs, 2 threads %.2fs", key.cli_names_wall, key.cli_names_sum,
 			 key.load_names_1t, key.load_names_2t);
 		target(what, m, "< 3 s", key.cli_names_wall < 3 && key.load_names_2t < 3);
+		/* the streamed load's bound (docs/DESIGN.md): the filter mapped, plus a constant */
+		snprintf(what, sizeof(what), "%s-line lists: load peak RSS <= 2 x filter + %u MiB",
+			 ln, LOAD_RSS_CONST_MIB);
+		snprintf(m, sizeof(m), "IPv4 %.0f MiB (filter %.1f MiB), hostnames %.0f MiB "
+			 "(filter %.1f MiB)", key.cli_ip4_rss / MIB, key.cli_ip4_filter / MIB,
+			 key.cli_names_rss / MIB, key.cli_names_filter / MIB);
+		target(what, m, "<= 2 x filter + const",
+		       key.cli_ip4_rss <= 2 * key.cli_ip4_filter + LOAD_RSS_CONST_MIB * MIB &&
+		       key.cli_names_rss <= 2 * key.cli_names_filter + LOAD_RSS_CONST_MIB * MIB);
 	}
 	snprintf(m, sizeof(m), "push %.1f ms, copy %.1f (%.0f%%); copy %.2f GB/s, memcpy %.2f "
 		 "fresh, %.2f mapped", 1e3 * key.push_s, 1e3 * key.push_fill_s,

@@ -110,6 +110,7 @@ cli_load() {
 	{
 		echo "cli_${tag}_lines $(jq '.total.lines' "$json")"
 		echo "cli_${tag}_keys $(jq '.filter.keys' "$json")"
+		echo "cli_${tag}_filter_bytes $(jq '.filter.bytes' "$json")"
 		echo "cli_${tag}_parse_s $(jq '.seconds.parse' "$json")"
 		echo "cli_${tag}_build_s $(jq '.seconds.build' "$json")"
 		echo "cli_${tag}_push_s $(jq '.seconds.push' "$json")"

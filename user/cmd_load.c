@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,10 @@
 #include "pins.h"
 
 #define MAX_IFACES 16
+/* --stream auto: lists this large in all are streamed, smaller ones held in memory */
+#define STREAM_MIN_BYTES (1U << 20)
+
+enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
 
 static void load_usage(FILE *out)
 {
@@ -50,6 +55,10 @@ static void load_usage(FILE *out)
 		"      --seed N            hash seed (default: random), for reproducible filters\n"
 		"  -t, --threads N         threads to parse and build with (default: one per\n"
 		"                          online CPU)\n"
+		"      --stream WHEN       auto (default: when the lists are regular files of\n"
+		"                          1 MiB or more in all), always (regular files) or\n"
+		"                          never: parse the files twice, count, then set bits,\n"
+		"                          storing no entry; duplicates are then not looked for\n"
 		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
 		"unless given.\n");
 }
@@ -119,15 +128,20 @@ static double elapsed(const struct timespec *since)
 	return (now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
 }
 
-static void print_counts(const char *what, const struct bb_list_counts *c)
+static void print_counts(const char *what, const struct bb_list_counts *c, bool streamed)
 {
+	char dups[48];
 	size_t r;
 
-	pr_info("%s: %zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %zu duplicates, "
+	if (streamed)
+		snprintf(dups, sizeof(dups), "duplicates not looked for (streamed)");
+	else
+		snprintf(dups, sizeof(dups), "%zu duplicates", c->duplicates);
+	pr_info("%s: %zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %s, "
 		"%zu comments, %zu blank, %zu hosts-file preamble, %zu rejected", what, c->lines,
 		c->lines == 1 ? "" : "s",
 		c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6], c->accepted[BB_ENTRY_NAME],
-		c->accepted[BB_ENTRY_URL], c->duplicates, c->comments, c->blank, c->preamble,
+		c->accepted[BB_ENTRY_URL], dups, c->comments, c->blank, c->preamble,
 		bb_list_rejected_total(c));
 	if (bb_list_rejected_total(c)) {
 		const char *sep = " (";
@@ -143,7 +157,7 @@ static void print_counts(const char *what, const struct bb_list_counts *c)
 	pr_info("\n");
 }
 
-static json_t *counts_json(const struct bb_list_counts *c)
+static json_t *counts_json(const struct bb_list_counts *c, bool streamed)
 {
 	json_t *accepted = json_object(), *rejected = json_object();
 	size_t i;
@@ -153,10 +167,90 @@ static json_t *counts_json(const struct bb_list_counts *c)
 	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
 		json_object_set_new(rejected, bb_reject_reason_name(i),
 				    json_integer(c->rejected[i]));
-	return json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:o}", "lines", (json_int_t)c->lines,
-			 "accepted", accepted, "duplicates", (json_int_t)c->duplicates,
+	/* streamed: no set, so no duplicate count (null), and "accepted" counts repeats */
+	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o}", "lines", (json_int_t)c->lines,
+			 "accepted", accepted, "duplicates",
+			 streamed ? json_null() : json_integer((json_int_t)c->duplicates),
 			 "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
 			 "preamble", (json_int_t)c->preamble, "rejected", rejected);
+}
+
+static void counts_add(struct bb_list_counts *sum, const struct bb_list_counts *c)
+{
+	size_t i;
+
+	sum->lines += c->lines;
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+		sum->accepted[i] += c->accepted[i];
+	sum->duplicates += c->duplicates;
+	sum->blank += c->blank;
+	sum->comments += c->comments;
+	sum->preamble += c->preamble;
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		sum->rejected[i] += c->rejected[i];
+}
+
+/* The first pass of a streamed load: each parse thread tallies on its own. */
+static void tally_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	bb_key_tally_entry(&((struct bb_key_tally *)ctx)[thread], e);
+}
+
+/* The second pass: each entry's keys set in the new map as it is parsed. */
+static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	bb_filter_stream_add(ctx, thread, e);
+}
+
+/* Stream when every list is a regular file (it can be read twice) and, for auto, large. */
+static bool want_stream(enum stream_when when, char **paths, int n)
+{
+	unsigned long long total = 0;
+	struct stat st;
+	int i;
+
+	if (when == STREAM_NEVER)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return false;
+		total += (unsigned long long)st.st_size;
+	}
+	return when == STREAM_ALWAYS || total >= STREAM_MIN_BYTES;
+}
+
+/*
+ * The second pass of a streamed load: every file parsed again, each entry's keys set
+ * in the filter. A file must parse as it did in the first pass, or the filter planned
+ * from that pass would not be this list's: then -ESTALE.
+ */
+static int stream_build(struct bb_filter *filter, const struct bb_key_tally *tally,
+			const struct bb_filter_opts *fopts, const struct bb_list_opts *lopts,
+			char **paths, int n, const struct bb_list_counts *first, __u64 *repeats)
+{
+	struct bb_list_opts quiet = *lopts;
+	struct bb_filter_stream *stream;
+	struct bb_list_sink sink = { .entry = stream_entry };
+	int i, err;
+
+	quiet.report = NULL;	/* the first pass reported */
+	err = bb_filter_stream_begin(filter, tally, fopts, &stream);
+	if (err)
+		return err;
+	sink.ctx = stream;
+	for (i = 0; i < n && !err; i++) {
+		struct bb_list_counts again;
+
+		err = bb_list_scan_file(paths[i], &quiet, &sink, &again);
+		if (!err && memcmp(&again, &first[i], sizeof(again))) {
+			pr_err("%s changed while it was loaded\n", paths[i]);
+			err = -ESTALE;
+		}
+		if (err && err != -ESTALE)
+			pr_err("%s: %s\n", paths[i], strerror(-err));
+	}
+	*repeats = bb_filter_stream_end(stream);
+	return err;
 }
 
 static void print_plens(const char *family, const struct bb_plen_plan *p)
@@ -194,6 +288,7 @@ int cmd_load(int argc, char **argv)
 		{ "block-quic", no_argument, NULL, 'B' },
 		{ "mark", required_argument, NULL, 'M' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "stream", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -213,7 +308,12 @@ int cmd_load(int argc, char **argv)
 	pthread_t instance_tid;
 	bool instance_thread = false;
 	struct bb_list list;
-	bool strict = false, mode_given = false, created = false;
+	bool strict = false, mode_given = false, created = false, streamed = false;
+	enum stream_when stream_when = STREAM_AUTO;
+	struct bb_key_tally *tallies = NULL, tally = { 0 };
+	struct bb_list_counts *file_counts = NULL;
+	size_t entries;
+	__u64 repeats = 0;
 	bool attached_now[MAX_IFACES] = { false }, tc_attached_now[MAX_IFACES][2] = { { false } };
 	struct timespec t0;
 	double t_parse, t_build, t_push;
@@ -335,6 +435,18 @@ int cmd_load(int argc, char **argv)
 			lopts.threads = fopts.threads = (unsigned int)v;
 			break;
 		}
+		case 'R':
+			if (!strcmp(optarg, "auto"))
+				stream_when = STREAM_AUTO;
+			else if (!strcmp(optarg, "always"))
+				stream_when = STREAM_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				stream_when = STREAM_NEVER;
+			else {
+				pr_err("--stream is auto, always or never, not '%s'\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			load_usage(stdout);
 			return BB_EXIT_OK;
@@ -367,19 +479,41 @@ int cmd_load(int argc, char **argv)
 	if (!instance_thread)
 		instance_worker(&ij);
 	files_json = json_array();
+	streamed = want_stream(stream_when, argv + optind, argc - optind);
+	if (streamed) {
+		tallies = calloc(BB_LIST_MAX_THREADS, sizeof(*tallies));
+		file_counts = calloc(argc - optind, sizeof(*file_counts));
+		if (!tallies || !file_counts) {
+			pr_err("out of memory; the live filter is unchanged\n");
+			goto no_filter;
+		}
+	}
 	for (i = optind; i < argc; i++) {
 		struct bb_list_counts fc;
 
-		err = bb_list_parse_file(&list, argv[i], &lopts, &fc);
+		if (streamed) {
+			/* first pass: count and report, keep nothing */
+			struct bb_list_sink sink = { .entry = tally_entry, .ctx = tallies };
+
+			err = bb_list_scan_file(argv[i], &lopts, &sink, &fc);
+			file_counts[i - optind] = fc;
+			counts_add(&list.counts, &fc);
+		} else {
+			err = bb_list_parse_file(&list, argv[i], &lopts, &fc);
+		}
 		if (err) {
 			/* the parser said which file and why */
 			pr_err("load stopped; the live filter is unchanged\n");
 			goto no_filter;
 		}
-		print_counts(argv[i], &fc);
+		print_counts(argv[i], &fc, streamed);
 		json_array_append_new(files_json, json_pack("{s:s, s:o}", "file", argv[i],
-							    "counts", counts_json(&fc)));
+							    "counts", counts_json(&fc, streamed)));
 	}
+	for (i = 0; streamed && i < BB_LIST_MAX_THREADS; i++)
+		bb_key_tally_sum(&tally, &tallies[i]);
+	for (i = 0, entries = 0; i < BB_ENTRY_KIND_MAX; i++)
+		entries += list.counts.accepted[i];
 	t_parse = elapsed(&t0);
 	if (strict && bb_list_rejected_total(&list.counts)) {
 		pr_err("--strict: %zu rejected line%s (above); the live filter is unchanged\n",
@@ -387,7 +521,7 @@ int cmd_load(int argc, char **argv)
 		       bb_list_rejected_total(&list.counts) == 1 ? "" : "s");
 		goto no_filter;
 	}
-	if (!list.n) {
+	if (!entries) {
 		pr_err("no usable entries in");
 		for (i = optind; i < argc; i++)
 			pr_info(" %s", argv[i]);
@@ -449,11 +583,18 @@ int cmd_load(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fopts.blocks_alloc = bb_filter_map_blocks;
 	fopts.blocks_ctx = &fmap;
-	err = bb_filter_build(&filter, &list, &fopts);
+	if (streamed)
+		err = stream_build(&filter, &tally, &fopts, &lopts, argv + optind, argc - optind,
+				   file_counts, &repeats);
+	else
+		err = bb_filter_build(&filter, &list, &fopts);
 	if (err) {
 		if (err == -E2BIG)
 			pr_err("the list is too large or its prefix lengths too spread to build a "
 			       "bounded filter; the live filter is unchanged\n");
+		else if (err == -ESTALE)
+			pr_err("a list changed between the two passes of a streamed load; load it "
+			       "again; the live filter is unchanged\n");
 		else
 			pr_err("cannot build the filter: %s; the live filter is unchanged\n",
 			       strerror(-err));
@@ -517,14 +658,18 @@ int cmd_load(int argc, char **argv)
 		filter.plan.bits_per_key, filter.hdr.k,
 		filter.plan.fpr, (unsigned long long)filter.hdr.generation,
 		filter.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag");
+	if (streamed)
+		pr_info("  streamed: sized for every valid entry, repeats included; %llu keys "
+			"found their bits set already (repeated entries or Bloom collisions: "
+			"approximate)\n", (unsigned long long)repeats);
 	print_plens("IPv4", &filter.v4);
 	print_plens("IPv6", &filter.v6);
 	pr_info("timing: parse %.3fs, build %.3fs, push %.3fs\n", t_parse, t_build, t_push);
 	if (bb_opts.json) {
-		bb_json_print(json_pack(
+		json_t *j = json_pack(
 			"{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:s, s:I}, "
 			"s:{s:f, s:f, s:f}}",
-			"files", files_json, "total", counts_json(&list.counts),
+			"files", files_json, "total", counts_json(&list.counts, streamed),
 			"filter", "keys", (json_int_t)filter.hdr.items,
 			"blocks", (json_int_t)filter.hdr.nblocks,
 			"bytes", (json_int_t)filter.plan.map_bytes,
@@ -532,7 +677,16 @@ int cmd_load(int argc, char **argv)
 			"fpr", filter.plan.fpr,
 			"mode", filter.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag",
 			"generation", (json_int_t)filter.hdr.generation,
-			"seconds", "parse", t_parse, "build", t_build, "push", t_push));
+			"seconds", "parse", t_parse, "build", t_build, "push", t_push);
+
+		if (j) {
+			json_object_set_new(j, "streamed", json_boolean(streamed));
+			if (streamed)
+				json_object_set_new(json_object_get(j, "filter"),
+						    "repeated_or_colliding_keys",
+						    json_integer((json_int_t)repeats));
+		}
+		bb_json_print(j);
 		files_json = NULL;
 	}
 	ret = BB_EXIT_OK;
@@ -572,6 +726,8 @@ cleanup:
 	bb_filter_map_close(&fmap);
 	bb_instance_close(inst);
 	bb_list_free(&list);
+	free(tallies);
+	free(file_counts);
 	return ret;
 }
 

@@ -285,6 +285,7 @@ static void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen)
 	}
 }
 
+#define STREAM_BATCH		32	/* hashes whose blocks are fetched ahead */
 #define SORT_BUCKET_BITS	8
 #define SORT_BUCKETS		(1U << SORT_BUCKET_BITS)
 
@@ -303,13 +304,70 @@ struct build_job {
 	size_t at[SORT_BUCKETS];	/* where this range's next key of a bucket goes */
 	__u64 keys_by_kind[BB_KEY_KIND_MAX];
 	__u32 flags;
+	/* a streamed build: hashes wait in a batch, their blocks prefetched, then set */
+	bool stream, atomic;
+	unsigned int n_batch;
+	__u64 batch[STREAM_BATCH];
+	__u64 repeats;			/* keys whose bits were all set already */
 };
+
+/*
+ * Set a key's k bits in blk; true when one of them was clear. With atomic, the
+ * words are OR'ed atomically, one per word the key touches: other threads set
+ * bits in the same blocks.
+ */
+static bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic)
+{
+	__u64 mask[BB_BLOCK_BITS / 64] = { 0 }, old;
+	bool fresh = false;
+	__u32 i, w;
+
+	for (i = 0; i < k && i < BB_MAX_K; i++) {
+		__u32 bit = bb_probe_bit(h, i);
+
+		mask[bit / 64] |= 1ULL << (bit % 64);
+	}
+	for (w = 0; w < BB_BLOCK_BITS / 64; w++) {
+		if (!mask[w])
+			continue;
+		if (atomic) {
+			old = __atomic_fetch_or(&blk->words[w], mask[w], __ATOMIC_RELAXED);
+		} else {
+			old = blk->words[w];
+			blk->words[w] = old | mask[w];
+		}
+		fresh |= (old & mask[w]) != mask[w];
+	}
+	return fresh;
+}
+
+static void batch_flush(struct build_job *job)
+{
+	const struct bb_filter *filter = job->filter;
+	unsigned int i;
+
+	for (i = 0; i < job->n_batch; i++) {
+		__u64 h = job->batch[i];
+
+		if (!block_set_fresh(&filter->blocks[bb_block_of(h, filter->hdr.nblocks)], h,
+				     filter->hdr.k, job->atomic))
+			job->repeats++;
+	}
+	job->n_batch = 0;
+}
 
 static void key_push(struct build_job *job, __u64 h)
 {
 	unsigned int b = h >> (64 - SORT_BUCKET_BITS);
 
-	if (job->hashes)
+	if (job->stream) {
+		/* the block is a cache miss: ask for it now, set it a batch later */
+		__builtin_prefetch(&job->filter->blocks[bb_block_of(h, job->filter->hdr.nblocks)],
+				   1);
+		job->batch[job->n_batch++] = h;
+		if (job->n_batch == STREAM_BATCH)
+			batch_flush(job);
+	} else if (job->hashes)
 		job->hashes[job->at[b]++] = h;
 	else
 		job->count[b]++;
@@ -621,6 +679,70 @@ static void *count_plens(void *arg)
 	return NULL;
 }
 
+static unsigned int build_threads(unsigned int threads)
+{
+	if (!threads) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus > 0 ? (unsigned int)cpus : 1;
+	}
+	return threads > BB_BUILD_MAX_THREADS ? BB_BUILD_MAX_THREADS : threads;
+}
+
+static __u64 filter_seed(__u64 seed)
+{
+	while (!seed && getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		;
+	return seed;
+}
+
+static void filter_config(struct bb_filter *filter, const struct bb_filter_opts *opts)
+{
+	filter->hdr.flags = opts->flags;
+	filter->config = opts->config;
+	if (!filter->config.dns_ports[0] && !filter->config.tls_ports[0] &&
+	    !filter->config.http_ports[0] && !filter->config.quic_ports[0]) {
+		bb_config_defaults(&filter->config);
+		filter->config.mark = opts->config.mark;
+	}
+}
+
+/*
+ * Plan the filter for keys keys, get its blocks (opts->blocks_alloc, or calloc) and
+ * fill in the header; hdr.flags already holds what the keys need.
+ */
+static int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
+		       const struct bb_filter_opts *opts)
+{
+	int err = bb_plan_make(keys, fpr, &filter->plan);
+
+	if (err)
+		return err;
+	if (opts->blocks_alloc) {
+		filter->blocks = opts->blocks_alloc(opts->blocks_ctx, filter->plan.nblocks);
+	} else {
+		filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
+		filter->blocks_owned = true;
+	}
+	if (!filter->blocks)
+		return -ENOMEM;
+
+	filter->hdr.magic = BB_MAGIC;
+	filter->hdr.abi_version = BB_ABI_VERSION;
+	filter->hdr.k = filter->plan.k;
+	filter->hdr.nblocks = filter->plan.nblocks;
+	filter->hdr.seed = seed;
+	filter->hdr.items = keys;
+	memcpy(filter->hdr.v4_plens, filter->v4.plens, BB_MAX_PLENS);
+	memcpy(filter->hdr.v6_plens, filter->v6.plens, BB_MAX_PLENS);
+	filter->hdr.n_v4_plens = filter->v4.n_plens;
+	filter->hdr.n_v6_plens = filter->v6.n_plens;
+	/* service ports matter only when there are names to find or QUIC to drop */
+	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
+		filter->hdr.flags |= BB_HDR_F_SERVICES;
+	return 0;
+}
+
 int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		    const struct bb_filter_opts *opts)
 {
@@ -633,17 +755,10 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	int err = 0;
 
 	memset(filter, 0, sizeof(*filter));
-	if (!threads) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-		threads = cpus > 0 ? (unsigned int)cpus : 1;
-	}
-	if (threads > BB_BUILD_MAX_THREADS)
-		threads = BB_BUILD_MAX_THREADS;
+	threads = build_threads(threads);
 	if (list->n < 4096 * (size_t)threads)
 		threads = 1;	/* not worth a thread */
-	while (!seed && getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		;
+	seed = filter_seed(seed);
 
 	/* 1. The probe lengths, from how many prefixes of each length there are. */
 	plens = calloc(threads, sizeof(*plens));
@@ -669,13 +784,7 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	if (err)
 		return err;
 
-	filter->hdr.flags = opts->flags;
-	filter->config = opts->config;
-	if (!filter->config.dns_ports[0] && !filter->config.tls_ports[0] &&
-	    !filter->config.http_ports[0] && !filter->config.quic_ports[0]) {
-		bb_config_defaults(&filter->config);
-		filter->config.mark = opts->config.mark;
-	}
+	filter_config(filter, opts);
 
 	/* 2. Every key's hash, each thread for a range of entries, grouped by bucket. */
 	jobs = calloc(threads, sizeof(*jobs));
@@ -715,33 +824,9 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	err = sort_unique(hashes, start, threads, &unique);
 	if (err)
 		goto cleanup;
-	err = bb_plan_make(unique, fpr, &filter->plan);
+	err = filter_size(filter, unique, seed, fpr, opts);
 	if (err)
 		goto cleanup;
-	if (opts->blocks_alloc) {
-		filter->blocks = opts->blocks_alloc(opts->blocks_ctx, filter->plan.nblocks);
-	} else {
-		filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
-		filter->blocks_owned = true;
-	}
-	if (!filter->blocks) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-
-	filter->hdr.magic = BB_MAGIC;
-	filter->hdr.abi_version = BB_ABI_VERSION;
-	filter->hdr.k = filter->plan.k;
-	filter->hdr.nblocks = filter->plan.nblocks;
-	filter->hdr.seed = seed;
-	filter->hdr.items = unique;
-	memcpy(filter->hdr.v4_plens, filter->v4.plens, BB_MAX_PLENS);
-	memcpy(filter->hdr.v6_plens, filter->v6.plens, BB_MAX_PLENS);
-	filter->hdr.n_v4_plens = filter->v4.n_plens;
-	filter->hdr.n_v6_plens = filter->v6.n_plens;
-	/* service ports matter only when there are names to find or QUIC to drop */
-	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
-		filter->hdr.flags |= BB_HDR_F_SERVICES;
 	/* 4. The bits. */
 	err = set_all_bits(filter, hashes, unique, threads);
 cleanup:
@@ -750,6 +835,147 @@ cleanup:
 	if (err)
 		bb_filter_free(filter);
 	return err;
+}
+
+/* ---- a streamed build: counted first, then every key's bits set as it comes ---- */
+
+void bb_key_tally_entry(struct bb_key_tally *tally, const struct bb_entry *e)
+{
+	switch (e->kind) {
+	case BB_ENTRY_IP4:
+		if (e->plen <= 32)
+			tally->v4_plens[e->plen]++;
+		else
+			tally->bad = true;
+		break;
+	case BB_ENTRY_IP6:
+		if (e->plen <= 128)
+			tally->v6_plens[e->plen]++;
+		else
+			tally->bad = true;
+		break;
+	case BB_ENTRY_NAME:
+		if (e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)
+			tally->parents_only++;
+		else
+			tally->names++;
+		break;
+	case BB_ENTRY_URL:
+		tally->urls++;
+		break;
+	default:
+		tally->bad = true;
+	}
+}
+
+void bb_key_tally_sum(struct bb_key_tally *sum, const struct bb_key_tally *add)
+{
+	unsigned int p;
+
+	for (p = 0; p <= 32; p++)
+		sum->v4_plens[p] += add->v4_plens[p];
+	for (p = 0; p <= 128; p++)
+		sum->v6_plens[p] += add->v6_plens[p];
+	sum->names += add->names;
+	sum->parents_only += add->parents_only;
+	sum->urls += add->urls;
+	sum->bad |= add->bad;
+}
+
+/* Keys that prefixes longer than BB_SHORT_PLEN expand to under plan. */
+static __u64 expanded_keys(const __u64 *counts, unsigned int width,
+			   const struct bb_plen_plan *plan)
+{
+	unsigned int p;
+	__u64 keys = 0;
+
+	for (p = BB_SHORT_PLEN + 1; p <= width; p++)
+		if (counts[p])
+			keys += counts[p] << (plen_for(plan, p) - p);
+	return keys;
+}
+
+struct bb_filter_stream {
+	struct bb_filter *filter;
+	struct build_job jobs[BB_BUILD_MAX_THREADS];
+};
+
+int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *tally,
+			   const struct bb_filter_opts *opts, struct bb_filter_stream **out)
+{
+	double fpr = opts->fpr > 0 ? opts->fpr : BB_FPR_DEFAULT;
+	unsigned int threads = build_threads(opts->threads), t, p;
+	struct bb_filter_stream *stream;
+	__u64 seed, keys;
+	int err;
+
+	memset(filter, 0, sizeof(*filter));
+	*out = NULL;
+	if (tally->bad)
+		return -EINVAL;
+	seed = filter_seed(opts->seed);
+	err = bb_plen_plan_make(tally->v4_plens, 32, &filter->v4);
+	err = err ?: bb_plen_plan_make(tally->v6_plens, 128, &filter->v6);
+	if (err)
+		return err;
+	filter_config(filter, opts);
+	filter->keys_by_kind[BB_KEY_IP4] = expanded_keys(tally->v4_plens, 32, &filter->v4);
+	filter->keys_by_kind[BB_KEY_IP6] = expanded_keys(tally->v6_plens, 128, &filter->v6);
+	filter->keys_by_kind[BB_KEY_NAME] = tally->names;
+	filter->keys_by_kind[BB_KEY_NAME_PARENT] = tally->names + tally->parents_only;
+	filter->keys_by_kind[BB_KEY_URL] = tally->urls;
+	for (p = 0, keys = 0; p < BB_KEY_KIND_MAX; p++)
+		keys += filter->keys_by_kind[p];
+	/* the flags the in-memory build sets as it meets the entries */
+	for (p = 0; p <= BB_SHORT_PLEN; p++) {
+		if (tally->v4_plens[p])
+			filter->hdr.flags |= BB_HDR_F_V4_SHORT;
+		if (tally->v6_plens[p])
+			filter->hdr.flags |= BB_HDR_F_V6_SHORT;
+	}
+	if (tally->names || tally->parents_only)
+		filter->hdr.flags |= BB_HDR_F_NAMES;
+	if (tally->urls)
+		filter->hdr.flags |= BB_HDR_F_URLS;
+
+	stream = calloc(1, sizeof(*stream));
+	if (!stream)
+		return -ENOMEM;
+	/* sized for every key counted: a repeated one costs room, never a miss */
+	err = filter_size(filter, keys, seed, fpr, opts);
+	if (err) {
+		free(stream);
+		bb_filter_free(filter);
+		return err;
+	}
+	stream->filter = filter;
+	for (t = 0; t < BB_BUILD_MAX_THREADS; t++)
+		stream->jobs[t] = (struct build_job){
+			.filter = filter, .seed = seed, .stream = true, .atomic = threads > 1,
+		};
+	*out = stream;
+	return 0;
+}
+
+void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
+			  const struct bb_entry *e)
+{
+	add_entry(&stream->jobs[thread % BB_BUILD_MAX_THREADS], e);
+}
+
+__u64 bb_filter_stream_end(struct bb_filter_stream *stream)
+{
+	__u64 repeats = 0;
+	unsigned int t;
+
+	if (!stream)
+		return 0;
+	for (t = 0; t < BB_BUILD_MAX_THREADS; t++) {
+		batch_flush(&stream->jobs[t]);
+		repeats += stream->jobs[t].repeats;
+	}
+	free(stream);
+	return repeats;
 }
 
 void bb_filter_free(struct bb_filter *filter)

@@ -86,6 +86,44 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 		    const struct bb_filter_opts *opts);
 void bb_filter_free(struct bb_filter *filter);
 
+/*
+ * A streamed build, for lists too large to hold: a first pass over the lists tallies
+ * what the plan needs, a second one adds each entry's keys as it is parsed, storing
+ * nothing per key. There is no de-duplication, so the filter is sized for every key
+ * counted, repeats included: never smaller than bb_filter_build() makes for the same
+ * entries, and, when no key repeats, the same image byte for byte.
+ */
+struct bb_key_tally {
+	__u64 v4_plens[33];	/* IPv4 entries by prefix length */
+	__u64 v6_plens[129];
+	__u64 names;		/* names: two keys each, the name and the parent */
+	__u64 parents_only;	/* "*.name": the parent key only */
+	__u64 urls;
+	bool bad;		/* an entry no list parse makes */
+};
+
+void bb_key_tally_entry(struct bb_key_tally *tally, const struct bb_entry *e);
+void bb_key_tally_sum(struct bb_key_tally *sum, const struct bb_key_tally *add);
+
+struct bb_filter_stream;
+
+/*
+ * Plan and size the filter for the tallied entries and get its blocks (zeroed, from
+ * opts->blocks_alloc or calloc). opts->threads bounds how many threads may call
+ * bb_filter_stream_add() at once. Returns 0 or -errno (-E2BIG: too large).
+ */
+int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *tally,
+			   const struct bb_filter_opts *opts, struct bb_filter_stream **stream);
+/* Set the bits of e's keys; thread is the caller's own number, below opts->threads. */
+void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
+			  const struct bb_entry *e);
+/*
+ * Set what is still pending and free the stream. Returns the keys that found all
+ * their bits set already: repeated keys and Bloom collisions alike, and, when threads
+ * race on one block, not exactly either. An estimate, not a duplicate count.
+ */
+__u64 bb_filter_stream_end(struct bb_filter_stream *stream);
+
 /* Size of the whole map image (header + short block + blocks) in 64-byte elements. */
 static inline __u64 bb_filter_elements(__u32 nblocks)
 {

@@ -2,6 +2,7 @@
 /* Blocklist parsing: every line format we accept, the de-duplication set and the text arena. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #define REPORT_TEXT_MAX	160		/* bytes of a rejected line echoed in a report */
 #define PART_MIN_BYTES	(256U << 10)	/* smaller files are one piece, one thread */
 #define PARTS_PER_THREAD 8
+#define SCAN_PART_BYTES	(1U << 20)	/* pieces of a file that bb_list_scan_file() cuts */
 
 /* -ENOMEM from bb_list_parse_line must not read as a reject reason. */
 _Static_assert(BB_REJECT_REASON_MAX < ENOMEM, "reject codes and -ENOMEM do not overlap");
@@ -57,6 +59,8 @@ struct list_priv {
 	bool part;		/* one parse thread's part of a file: no set, slots kept */
 	struct set_shard part_slots[SET_SHARDS];	/* part: slot values by shard, in
 							 * order, the index part-local */
+	const struct bb_list_sink *sink;	/* a scan: entries go here, not stored */
+	unsigned int thread;			/* the scan thread parsing this part */
 };
 
 /* Names that every hosts file starts with: the machine's own, not block entries. */
@@ -671,7 +675,16 @@ void bb_list_free(struct bb_list *list)
 /* Add one parsed entry and count it. 1 (added or duplicate) or -ENOMEM. */
 static int add_counted(struct bb_list *list, const struct bb_entry *e)
 {
-	int err = list_add(list, e);
+	struct list_priv *p = list->priv;
+	int err;
+
+	if (p && p->sink) {
+		/* a scan: no set, so every valid entry counts as accepted */
+		p->sink->entry(p->sink->ctx, p->thread, e);
+		list->counts.accepted[e->kind]++;
+		return 1;
+	}
+	err = list_add(list, e);
 
 	if (err < 0)
 		return err;
@@ -802,6 +815,50 @@ static const bool plain_name_byte[256] = {
 };
 
 /*
+ * parse_name() of a name of plain_name_byte[] bytes alone, in one pass: lowercased,
+ * checked as name_check() does (the same first error), and refused when it is a
+ * single label. A list is parsed twice when streamed: this is most of a pass.
+ */
+static int plain_name(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
+		      const char **why)
+{
+	size_t label = 0, i;
+	bool dot = false;
+
+	memset(e, 0, sizeof(*e));
+	if (len && s[len - 1] == '.')
+		len--;
+	if (len == 0)
+		return reject(BB_REJECT_BAD_NAME, why, "empty name");
+	if (len > BB_NAME_MAX)
+		return reject(BB_REJECT_BAD_NAME, why, "name longer than 253 bytes");
+	if (len + 1 > size)
+		return reject(BB_REJECT_TOO_LONG, why, "name longer than the output buffer");
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '.') {
+			if (label == 0)
+				return reject(BB_REJECT_BAD_NAME, why, "empty label in name");
+			label = 0;
+			dot = true;
+		} else if (++label > 63) {
+			return reject(BB_REJECT_BAD_NAME, why, "label longer than 63 bytes");
+		}
+		text[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+	}
+	text[len] = '\0';
+	if (label == 0)
+		return reject(BB_REJECT_BAD_NAME, why, "empty label in name");
+	if (!dot)
+		return reject(BB_REJECT_SINGLE_LABEL, why,
+			      "single-label name would match a whole top-level domain");
+	e->kind = BB_ENTRY_NAME;
+	e->text = text;
+	return 0;
+}
+
+/*
  * The two line shapes of big lists, a bare IPv4 address and a bare hostname, and
  * nothing else: each gives the entry, or the reject, that the general path gives
  * (see parse_entry()), without its scans for comments, Adblock syntax and URLs.
@@ -827,7 +884,7 @@ static int parse_plain(const char *s, size_t len, struct bb_entry *e, char *text
 			only_ip4_bytes = false;
 	}
 	if (!only_ip4_bytes) {
-		*err = parse_name(s, len, e, text, size, true, why);
+		*err = plain_name(s, len, e, text, size, why);
 		return 1;
 	}
 	/* Strict dotted quad as inet_pton() reads it; anything else goes the long way. */
@@ -1002,9 +1059,10 @@ struct parse_job {
 	size_t first;			/* index in list->entries of the file's first entry */
 	unsigned char *dup;		/* per entry of the file: a duplicate */
 	int err;			/* de-duplication: -ENOMEM */
+	const struct bb_list_sink *sink;	/* a scan: entries to it, nothing stored */
 };
 
-static void parse_part(struct parse_job *job, struct file_part *part)
+static void parse_part(struct parse_job *job, struct file_part *part, unsigned int thread)
 {
 	const char *s = part->start, *end = part->end, *nl, *why;
 	struct list_priv *p = calloc(1, sizeof(*p));
@@ -1016,6 +1074,8 @@ static void parse_part(struct parse_job *job, struct file_part *part)
 		return;
 	}
 	p->part = true;
+	p->sink = job->sink;
+	p->thread = thread;
 	part->list.priv = p;
 	while (s < end) {
 		size_t len;
@@ -1054,7 +1114,8 @@ static void parse_part(struct parse_job *job, struct file_part *part)
 
 static void *parse_worker(void *arg)
 {
-	struct parse_job *job = arg;
+	struct parse_job *job = ((void **)arg)[0];
+	unsigned int thread = (unsigned int)(uintptr_t)((void **)arg)[1];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 
 	while ((i = __atomic_fetch_add(&job->next_part, 1, __ATOMIC_RELAXED)) < job->n_parts) {
@@ -1062,7 +1123,7 @@ static void *parse_worker(void *arg)
 		uintptr_t lo = ((uintptr_t)part->start + page - 1) & ~(page - 1);
 		uintptr_t hi = (uintptr_t)part->end & ~(page - 1);
 
-		parse_part(job, part);
+		parse_part(job, part, thread);
 		/*
 		 * Parsed: its pages leave our resident set (they stay in the page cache, and
 		 * a report of a rejected line reads them back from there).
@@ -1289,24 +1350,36 @@ unsigned int bb_list_threads(unsigned int threads)
  * Reports and counts come out as a line-by-line parse would give them.
  */
 static int parse_mapped(struct bb_list *list, const char *name, const char *data, size_t size,
-			const struct bb_list_opts *opts)
+			const struct bb_list_opts *opts, const struct bb_list_sink *sink)
 {
 	struct parse_job job = {
 		.list = list, .report = opts && opts->report,
 		.report_max = opts ? opts->report_max : 0,
 		.threads = bb_list_threads(opts ? opts->threads : 0),
+		.sink = sink,
 	};
-	void *args[BB_LIST_MAX_THREADS];
+	void *args[BB_LIST_MAX_THREADS][2], *argp[BB_LIST_MAX_THREADS];
 	size_t i, k, base = 0, shown = 0, unshown = 0, r;
+	size_t part_bytes = opts && opts->part_bytes ? opts->part_bytes : 0;
 	unsigned int t;
 	int err = 0;
 
-	/* Small files: one part, no thread. Else several parts per thread, so a thread
-	 * slowed by other work takes fewer of them.
-	 */
-	job.n_parts = size / (opts && opts->part_bytes ? opts->part_bytes : PART_MIN_BYTES);
-	if (job.n_parts > PARTS_PER_THREAD * job.threads && !(opts && opts->part_bytes))
-		job.n_parts = PARTS_PER_THREAD * job.threads;
+	if (sink) {
+		/*
+		 * A scan keeps nothing per entry; the mapped pages of a part leave the
+		 * resident set when it is parsed, so the parts are small: at most threads
+		 * times SCAN_PART_BYTES of the file is resident at once.
+		 */
+		job.n_parts = (size + (part_bytes ?: SCAN_PART_BYTES) - 1) /
+			      (part_bytes ?: SCAN_PART_BYTES);
+	} else {
+		/* Small files: one part, no thread. Else several parts per thread, so a
+		 * thread slowed by other work takes fewer of them.
+		 */
+		job.n_parts = size / (part_bytes ?: PART_MIN_BYTES);
+		if (job.n_parts > PARTS_PER_THREAD * job.threads && !part_bytes)
+			job.n_parts = PARTS_PER_THREAD * job.threads;
+	}
 	if (job.n_parts < 1)
 		job.n_parts = 1;
 	if (job.threads > job.n_parts)
@@ -1315,9 +1388,12 @@ static int parse_mapped(struct bb_list *list, const char *name, const char *data
 	if (!job.parts)
 		return -ENOMEM;
 	cut_parts(job.parts, job.n_parts, data, size);
-	for (t = 0; t < job.threads; t++)
-		args[t] = &job;
-	run_threads(parse_worker, args, job.threads);
+	for (t = 0; t < job.threads; t++) {
+		args[t][0] = &job;
+		args[t][1] = (void *)(uintptr_t)t;
+		argp[t] = args[t];
+	}
+	run_threads(parse_worker, argp, job.threads);
 
 	for (i = 0; i < job.n_parts; i++) {
 		struct file_part *part = &job.parts[i];
@@ -1345,7 +1421,7 @@ static int parse_mapped(struct bb_list *list, const char *name, const char *data
 		unshown += part->unnoted;
 		base += c->lines;
 	}
-	if (!err)
+	if (!err && !sink)
 		err = merge_parts(&job);
 	if (job.report && unshown)
 		fprintf(opts->report, "%s: %zu more rejected lines not shown\n", name, unshown);
@@ -1427,13 +1503,60 @@ int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_l
 		err = parse_stream(list, name, f, opts);
 	} else {
 		madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
-		err = parse_mapped(list, name, data, (size_t)st.st_size, opts);
+		err = parse_mapped(list, name, data, (size_t)st.st_size, opts, NULL);
 		munmap(data, (size_t)st.st_size);
 	}
 	if (!is_stdin)
 		fclose(f);
 	if (file_counts)
 		counts_sub(file_counts, &list->counts, &before);
+	return err;
+}
+
+int bb_list_scan_file(const char *path, const struct bb_list_opts *opts,
+		      const struct bb_list_sink *sink, struct bb_list_counts *counts)
+{
+	FILE *report = opts ? opts->report : NULL;
+	struct bb_list parts_sum;
+	struct stat st;
+	void *data = NULL;
+	int fd, err;
+
+	memset(counts, 0, sizeof(*counts));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		if (report)
+			fprintf(report, "%s: %s\n", path, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (report)
+			fprintf(report, "%s: not a regular file: cannot be read twice\n", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_size) {
+		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (data == MAP_FAILED) {
+			err = -errno;
+			if (report)
+				fprintf(report, "%s: %s\n", path, strerror(-err));
+			close(fd);
+			return err;
+		}
+	}
+	close(fd);
+	if (!data)
+		return 0;	/* an empty file: no lines */
+	madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
+	bb_list_init(&parts_sum);
+	err = parse_mapped(&parts_sum, path, data, (size_t)st.st_size, opts, sink);
+	*counts = parts_sum.counts;
+	bb_list_free(&parts_sum);
+	munmap(data, (size_t)st.st_size);
 	return err;
 }
 

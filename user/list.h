@@ -90,6 +90,27 @@ int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_l
 		       struct bb_list_counts *file_counts);
 
 /*
+ * Where a scan sends entries: entry() is called for each one, from the parse thread
+ * numbered thread (0 .. bb_list_threads(opts->threads) - 1), with e and its text
+ * valid only during the call. Calls from different threads run concurrently.
+ */
+struct bb_list_sink {
+	void (*entry)(void *ctx, unsigned int thread, const struct bb_entry *e);
+	void *ctx;
+};
+
+/*
+ * Parse a regular file as bb_list_parse_file() does, threads and reports alike, but
+ * store nothing: every valid entry goes to sink, and counts as accepted (there is
+ * no set, so duplicates are not found: counts->duplicates stays 0). Memory does not
+ * grow with the file: it is mapped, and a piece's pages leave the resident set once
+ * parsed. Returns 0, -EINVAL for a file that is not regular (it could not be read a
+ * second time), or -errno (reported with the file's name).
+ */
+int bb_list_scan_file(const char *path, const struct bb_list_opts *opts,
+		      const struct bb_list_sink *sink, struct bb_list_counts *counts);
+
+/*
  * Parse one line (no line terminator needed; CR, BOM handled). Appends at most one
  * entry. Returns 1 for an entry added or a duplicate, 0 for a line that holds no
  * entry (blank, comment, preamble), or -(1 + enum bb_reject_reason) for a rejected

@@ -179,6 +179,32 @@ run bb load "${all[@]}" --threads x
 check_rc "load --threads x exits 2" 2
 check_match "... and says why" 'threads' "$err"
 
+# Streamed (two passes, nothing stored per entry): the same items found, duplicates
+# not counted, a rejected line under --strict still fatal with the live filter kept.
+run bb load "${all[@]}" --seed 1 --stream always -j
+check_rc "load of all the lists, --stream always, exits 0" 0
+check_eq "... is streamed, with no duplicate count" \
+	"$(jq -c '[.streamed, .total.duplicates, (.filter.repeated_or_colliding_keys >= 0)]' <<<"$out" 2>&1)" \
+	'[true,null,true]'
+check_eq "... and counts every line as the in-memory load does" \
+	"$(jq -c '.total.lines' <<<"$out" 2>&1)" "$(jq -c '.[0].lines' <<<"$one" 2>&1)"
+run bb check 1.10.16.77 2001:678:6c4:1::1 hercules.iad.appboy.com 05webinvite.com
+check_rc "... and holds entries of several of them" 0
+gen=$(bb status -j 2>/dev/null | jq -r .filter.generation)
+strict=$(mktemp "${BB_TMP:-/tmp}/strict.XXXXXX")
+printf '198.51.100.77\r\nnodot\r\nstrict.example' >"$strict"
+run bb load "$strict" --stream always --strict
+check_rc "--stream always --strict with a rejected line exits 1" 1
+check_match "... names the file and line" "$(basename "$strict"):2: " "$err"
+check_eq "... and leaves the live filter" "$(bb status -j 2>/dev/null | jq -r .filter.generation)" "$gen"
+run bb load "$strict" --stream always
+check_rc "--stream always, CRLF and no final newline, exits 0" 0
+run bb check 198.51.100.77 strict.example
+check_rc "... and holds its first and last lines" 0
+rm -f "$strict"
+run bb load "${all[@]}" --stream sometimes
+check_rc "load --stream sometimes exits 2" 2
+
 run_stdin $'# from stdin\n198.51.100.9' bb load -
 check_rc "load - (stdin) exits 0" 0
 run bb check 198.51.100.9
