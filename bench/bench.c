@@ -55,6 +55,7 @@ static struct {
 	double bb_bits, hash_bytes, bb_bytes, bb_fpr_measured, bb_fpr_plan;
 	double load_ip4_1t, load_ip4_2t, load_names_1t, load_names_2t;	/* parse+build+push, s */
 	double cli_ip4_wall, cli_names_wall, cli_ip4_sum, cli_names_sum;
+	double cli_ip4_reload_wall, cli_names_reload_wall;
 	double cli_ip4_rss, cli_names_rss, cli_ip4_filter, cli_names_filter;	/* bytes */
 	double push_s, push_fill_s, push_create_s, swap_s, memcpy_fresh_s, memcpy_warm_s;
 	double push_bytes;
@@ -1801,6 +1802,10 @@ static void cli_rows(const char *tag, const char *what)
 		key.cli_ip4_sum = parse + build + push;
 		key.cli_ip4_rss = rss * 1024;
 		key.cli_ip4_filter = filter;
+	} else if (!strcmp(tag, "reload")) {
+		key.cli_ip4_reload_wall = wall;
+	} else if (!strcmp(tag, "names_reload")) {
+		key.cli_names_reload_wall = wall;
 	} else if (!strcmp(tag, "names")) {
 		key.cli_names_wall = wall;
 		key.cli_names_sum = parse + build + push;
@@ -1819,6 +1824,7 @@ static void ext_rows(void)
 	cli_rows("names", "hostnames");
 	cli_rows("names_1t", "hostnames, --threads 1");
 	cli_rows("reload", "IPv4, reload onto the live instance");
+	cli_rows("names_reload", "hostnames, reload onto the live instance");
 	for (i = 0; i < 2; i++) {
 		__u32 n = cfg.batch_sizes[i];
 		double s;
@@ -1910,15 +1916,19 @@ static void targets(void)
 
 		pow10_name(key.load_lines, ln, sizeof(ln));
 		snprintf(what, sizeof(what), "%s-line IPv4 list parsed+built+live < 3 s", ln);
-		snprintf(m, sizeof(m), "CLI wall %.2fs (parse+build+push %.2fs); in-process 1 "
-			 "thread %.2fs, 2 threads %.2fs", key.cli_ip4_wall, key.cli_ip4_sum,
+		/* the verdict: the CLI's first load, process start to filter live (programs
+		 * loaded and verified, attached); a reload and the in-memory path beside it */
+		snprintf(m, sizeof(m), "CLI first load %.2fs (sum %.2fs), reload %.2fs; "
+			 "in-memory 1t %.2fs, 2t %.2fs",
+			 key.cli_ip4_wall, key.cli_ip4_sum, key.cli_ip4_reload_wall,
 			 key.load_ip4_1t, key.load_ip4_2t);
-		target(what, m, "< 3 s", key.cli_ip4_wall < 3 && key.load_ip4_2t < 3);
+		target(what, m, "< 3 s", key.cli_ip4_wall < 3);
 		snprintf(what, sizeof(what), "%s-line hostname list parsed+built+live < 3 s", ln);
-		snprintf(m, sizeof(m), "CLI wall %.2fs (parse+build+push %.2fs); in-process 1 "
-			 "thread %.2fs, 2 threads %.2fs", key.cli_names_wall, key.cli_names_sum,
+		snprintf(m, sizeof(m), "CLI first load %.2fs (sum %.2fs), reload %.2fs; "
+			 "in-memory 1t %.2fs, 2t %.2fs",
+			 key.cli_names_wall, key.cli_names_sum, key.cli_names_reload_wall,
 			 key.load_names_1t, key.load_names_2t);
-		target(what, m, "< 3 s", key.cli_names_wall < 3 && key.load_names_2t < 3);
+		target(what, m, "< 3 s", key.cli_names_wall < 3);
 		/* the streamed load's bound (docs/DESIGN.md): the filter mapped, plus a constant */
 		snprintf(what, sizeof(what), "%s-line lists: load peak RSS <= 2 x filter + %u MiB",
 			 ln, LOAD_RSS_CONST_MIB);

@@ -134,6 +134,7 @@ unload_all
 cli_load ip4_1t "$TMP/ip4.txt" --threads 1
 unload_all
 cli_load names "$TMP/names.txt"
+cli_load names_reload "$TMP/names.txt"
 unload_all
 cli_load names_1t "$TMP/names.txt" --threads 1
 unload_all
