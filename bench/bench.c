@@ -409,6 +409,7 @@ static int load_skeleton(struct size_run *s)
 			return err;
 	}
 	err = bench__load(s->skel);
+	err = err ?: bb_services_fill(s->skel->obj, BB_FAMILY_ALL);
 	if (err)
 		return err;
 	s->load_s = now_s() - t0;
@@ -1228,6 +1229,9 @@ static int run_names(void)
 		warnx("bench skeleton: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	err = bb_services_fill(skel->obj, BB_FAMILY_ALL);
+	if (err)
+		goto cleanup;
 	err = bbf_make(&filt, &list, BB_HDR_F_DROP);
 	err = err ?: slot_set(bpf_map__fd(skel->maps.filters), filt.fd);
 	if (err)
@@ -1424,6 +1428,9 @@ static int profile_run(const char *what, double seconds)
 		err = err ?: -errno;
 		goto cleanup;
 	}
+	err = bb_services_fill(skel->obj, BB_FAMILY_ALL);
+	if (err)
+		goto cleanup;
 	err = bbf_make(&filt, &list, BB_HDR_F_DROP);
 	err = err ?: slot_set(bpf_map__fd(skel->maps.filters), filt.fd);
 	if (err)

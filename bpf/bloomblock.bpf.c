@@ -458,21 +458,12 @@ static __always_inline int check_http(const struct bb_ctx *c, const struct bb_pa
 }
 
 /*
- * Names are checked in programs of their own, reached by tail calls: one per
- * protocol finds the name and matches it, one more matches an HTTP request's URL.
- * Each is verified alone, so each stays within the verifier's budget (1M
- * instructions walked, 8192 pending branches).
+ * Names are checked in programs of their own, reached by tail calls (enum
+ * bb_service in include/bloomblock.h): one per protocol finds the name and
+ * matches it, one more matches an HTTP request's URL. Each is verified alone, so
+ * each stays within the verifier's budget (1M instructions walked, 8192 pending
+ * branches).
  */
-enum bb_service {
-	BB_SVC_NONE = -1,
-	BB_SVC_DNS,
-	BB_SVC_TLS,
-	BB_SVC_HTTP,
-	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */
-	BB_SVC_QUIC,	/* checked in the first program, it is small */
-	BB_SVC_MAX,
-};
-
 #define BB_PAYLOAD_OFF_MAX 1024	/* headers longer than this: the payload is not read */
 
 /* Parse to L4 and say which service the packet is for, by its destination port. */
@@ -722,15 +713,18 @@ static __always_inline int xdp_action(int v)
 	return v == BB_DROP ? XDP_DROP : XDP_PASS;
 }
 
-/* Declared here, filled below: the programs reference each other through it. */
-struct bb_xdp_jump {
+/*
+ * The tail-call tables, one per hook family. Userspace fills them after loading
+ * (bb_services_fill()), not libbpf from a static initialiser: an instance loads
+ * only the families its hooks need, and a table cannot point at a program that
+ * was not loaded.
+ */
+struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, BB_SVC_QUIC);
 	__uint(key_size, sizeof(__u32));
-	__array(values, int(struct xdp_md *));
-};
-
-extern struct bb_xdp_jump services_xdp SEC(".maps");
+	__uint(value_size, sizeof(__u32));
+} services_xdp SEC(".maps");
 
 SEC("xdp")
 int bloomblock_xdp_url(struct xdp_md *ctx)
@@ -754,15 +748,6 @@ int name(struct xdp_md *ctx)							\
 BB_XDP_SERVICE(bloomblock_xdp_dns, BB_SVC_DNS)
 BB_XDP_SERVICE(bloomblock_xdp_tls, BB_SVC_TLS)
 BB_XDP_SERVICE(bloomblock_xdp_http, BB_SVC_HTTP)
-
-struct bb_xdp_jump services_xdp SEC(".maps") = {
-	.values = {
-		[BB_SVC_DNS] = (void *)&bloomblock_xdp_dns,
-		[BB_SVC_TLS] = (void *)&bloomblock_xdp_tls,
-		[BB_SVC_HTTP] = (void *)&bloomblock_xdp_http,
-		[BB_SVC_URL] = (void *)&bloomblock_xdp_url,
-	},
-};
 
 SEC("xdp")
 int bloomblock_xdp(struct xdp_md *ctx)
@@ -796,14 +781,12 @@ static __always_inline int tc_action(struct __sk_buff *skb, int v)
 	return TC_ACT_OK;
 }
 
-struct bb_tc_jump {
+struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, BB_SVC_QUIC);
 	__uint(key_size, sizeof(__u32));
-	__array(values, int(struct __sk_buff *));
-};
-
-extern struct bb_tc_jump services_tc SEC(".maps");
+	__uint(value_size, sizeof(__u32));
+} services_tc SEC(".maps");
 
 SEC("tc")
 int bloomblock_tc_url(struct __sk_buff *skb)
@@ -827,15 +810,6 @@ int name(struct __sk_buff *skb)							\
 BB_TC_SERVICE(bloomblock_tc_dns, BB_SVC_DNS)
 BB_TC_SERVICE(bloomblock_tc_tls, BB_SVC_TLS)
 BB_TC_SERVICE(bloomblock_tc_http, BB_SVC_HTTP)
-
-struct bb_tc_jump services_tc SEC(".maps") = {
-	.values = {
-		[BB_SVC_DNS] = (void *)&bloomblock_tc_dns,
-		[BB_SVC_TLS] = (void *)&bloomblock_tc_tls,
-		[BB_SVC_HTTP] = (void *)&bloomblock_tc_http,
-		[BB_SVC_URL] = (void *)&bloomblock_tc_url,
-	},
-};
 
 /*
  * tc sees GSO and GRO packets whose payload may not be in the linear part: pull

@@ -221,4 +221,18 @@ _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
 _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
 #endif
 
+/*
+ * Slots of the tail-call tables (services_xdp, services_tc): the protocol programs
+ * and the URL program. Userspace fills them (bb_services_fill()).
+ */
+enum bb_service {
+	BB_SVC_NONE = -1,
+	BB_SVC_DNS,
+	BB_SVC_TLS,
+	BB_SVC_HTTP,
+	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */
+	BB_SVC_QUIC,	/* checked in the first program, it is small */
+	BB_SVC_MAX,
+};
+
 #endif /* BLOOMBLOCK_H */

@@ -103,6 +103,7 @@ static int parse_ports(const char *s, __u16 *ports)
 struct instance_job {
 	struct bb_instance inst;
 	bool may_create;	/* interfaces given: a missing instance is created */
+	unsigned int families;	/* the program families the hooks need */
 	bool tried_create, created;
 	int err;
 };
@@ -114,7 +115,7 @@ static void *instance_worker(void *arg)
 	job->err = bb_instance_open(bb_opts.pin_dir, &job->inst);
 	if (job->err == -ENOENT && job->may_create) {
 		job->tried_create = true;
-		job->err = bb_instance_create(bb_opts.pin_dir, &job->inst);
+		job->err = bb_instance_create(bb_opts.pin_dir, &job->inst, job->families);
 		job->created = !job->err;
 	}
 	return NULL;
@@ -475,6 +476,8 @@ int cmd_load(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bb_list_init(&list);
 	ij.may_create = n_ifaces > 0;
+	ij.families = (hooks[BB_HOOK_XDP] ? BB_FAMILY_XDP : 0) |
+		      (hooks[BB_HOOK_TC_INGRESS] || hooks[BB_HOOK_TC_EGRESS] ? BB_FAMILY_TC : 0);
 	instance_thread = !pthread_create(&instance_tid, NULL, instance_worker, &ij);
 	if (!instance_thread)
 		instance_worker(&ij);
@@ -545,6 +548,14 @@ int cmd_load(int argc, char **argv)
 	} else if (err) {
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		goto cleanup;
+	}
+	/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP after tc) */
+	if (!created && n_ifaces > 0) {
+		err = bb_instance_add(inst, ij.families);
+		if (err) {
+			pr_err("the live filter is unchanged\n");
+			goto cleanup;
+		}
 	}
 	/* What was not given keeps its live value on a reload; else the defaults. */
 	bb_config_defaults(&cfg);

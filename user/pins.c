@@ -41,6 +41,20 @@ static void instance_reset(struct bb_instance *inst, const char *pin_dir)
 	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
 }
 
+/* A pinned program, or -1 when its family is not loaded. */
+static int open_prog_pin(const char *pin_dir, const char *name)
+{
+	int fd = open_pin(pin_dir, name);
+
+	return fd == -ENOENT ? -1 : fd;
+}
+
+unsigned int bb_instance_families(const struct bb_instance *inst)
+{
+	return (inst->prog_fd >= 0 ? BB_FAMILY_XDP : 0) |
+	       (inst->tc_ingress_fd >= 0 && inst->tc_egress_fd >= 0 ? BB_FAMILY_TC : 0);
+}
+
 int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
 {
 	int err;
@@ -56,48 +70,99 @@ int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
 		err = inst->stats_fd;
 		goto cleanup;
 	}
-	inst->prog_fd = open_pin(pin_dir, BB_PIN_PROG_XDP);
-	inst->tc_ingress_fd = open_pin(pin_dir, BB_PIN_PROG_TC_INGRESS);
-	inst->tc_egress_fd = open_pin(pin_dir, BB_PIN_PROG_TC_EGRESS);
-	if (inst->prog_fd < 0 || inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0) {
-		/* an instance pinned by an older bloomblock, or half removed */
-		err = inst->prog_fd < 0 ? inst->prog_fd : inst->tc_ingress_fd < 0 ?
-		      inst->tc_ingress_fd : inst->tc_egress_fd;
+	inst->prog_fd = open_prog_pin(pin_dir, BB_PIN_PROG_XDP);
+	inst->tc_ingress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_INGRESS);
+	inst->tc_egress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_EGRESS);
+	err = inst->prog_fd < -1 ? inst->prog_fd : inst->tc_ingress_fd < -1 ?
+	      inst->tc_ingress_fd : inst->tc_egress_fd < -1 ? inst->tc_egress_fd : 0;
+	if (!err && !bb_instance_families(inst))
+		err = -ENOENT;	/* half removed: no program left */
+	if (err)
 		goto cleanup;
-	}
 	return 0;
 cleanup:
 	bb_instance_close(inst);
 	return err;
 }
 
-int bb_instance_create(const char *pin_dir, struct bb_instance *inst)
+static const struct {
+	unsigned int family;
+	const char *table, *prog;
+	__u32 slot;
+} service_slots[] = {
+	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_dns", BB_SVC_DNS },
+	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_tls", BB_SVC_TLS },
+	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_http", BB_SVC_HTTP },
+	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_url", BB_SVC_URL },
+	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_dns", BB_SVC_DNS },
+	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_tls", BB_SVC_TLS },
+	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_http", BB_SVC_HTTP },
+	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_url", BB_SVC_URL },
+};
+
+int bb_services_fill(struct bpf_object *obj, unsigned int families)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof(service_slots) / sizeof(service_slots[0]); i++) {
+		struct bpf_map *table;
+		struct bpf_program *prog;
+		int fd;
+
+		if (!(families & service_slots[i].family))
+			continue;
+		table = bpf_object__find_map_by_name(obj, service_slots[i].table);
+		prog = bpf_object__find_program_by_name(obj, service_slots[i].prog);
+		fd = prog ? bpf_program__fd(prog) : -1;
+		if (!table || fd < 0)
+			return -ENOENT;
+		if (bpf_map_update_elem(bpf_map__fd(table), &service_slots[i].slot, &fd, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Which family a program of the object belongs to, by its section. */
+static unsigned int prog_family(const struct bpf_program *prog)
+{
+	return strcmp(bpf_program__section_name(prog), "xdp") ? BB_FAMILY_TC : BB_FAMILY_XDP;
+}
+
+/*
+ * Load the programs of families, sharing the pinned maps (libbpf reuses a map whose
+ * pin path exists, and pins the others), fill their tail-call tables and pin their
+ * entry programs into inst.
+ */
+static int load_families(struct bb_instance *inst, unsigned int families)
+{
+	static const struct { const char *map, *pin; } pins[] = {
+		{ "filters", BB_PIN_FILTERS },
+		{ "stats", BB_PIN_STATS },
+		/* pinned, or the kernel empties the tail-call tables when we exit */
+		{ "services_xdp", BB_PIN_SERVICES_XDP },
+		{ "services_tc", BB_PIN_SERVICES_TC },
+	};
+	const char *pin_dir = inst->pin_dir;
+	struct bpf_program *prog;
 	struct bloomblock *skel;
 	char path[512];
-	int err;
+	size_t i;
+	int err = 0;
 
-	instance_reset(inst, pin_dir);
-	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		pr_err("cannot create %s: %s\n", pin_dir, strerror(-err));
-		return err;
-	}
 	skel = bloomblock__open();
 	if (!skel) {
 		err = -errno;
 		pr_err("cannot open the BPF object: %s\n", strerror(-err));
 		return err;
 	}
-	err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_FILTERS);
-	err = err ?: bpf_map__set_pin_path(skel->maps.filters, path);
-	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_STATS);
-	err = err ?: bpf_map__set_pin_path(skel->maps.stats, path);
-	/* pinned, or the kernel empties the tail-call tables when we exit */
-	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_SERVICES_XDP);
-	err = err ?: bpf_map__set_pin_path(skel->maps.services_xdp, path);
-	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_SERVICES_TC);
-	err = err ?: bpf_map__set_pin_path(skel->maps.services_tc, path);
+	for (i = 0; !err && i < sizeof(pins) / sizeof(pins[0]); i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pins[i].map);
+
+		err = map ? bb_pin_path(path, sizeof(path), pin_dir, pins[i].pin) : -ENOENT;
+		err = err ?: bpf_map__set_pin_path(map, path);
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog));
 	if (err)
 		goto cleanup;
 	err = bloomblock__load(skel);
@@ -106,29 +171,86 @@ int bb_instance_create(const char *pin_dir, struct bb_instance *inst)
 		       strerror(-err));
 		goto cleanup;
 	}
-	err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
-	err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
-	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_INGRESS);
-	err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_ingress, path);
-	err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_EGRESS);
-	err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_egress, path);
+	err = bb_services_fill(skel->obj, families);
+	if (err) {
+		pr_err("cannot fill the tail-call tables: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	if (families & BB_FAMILY_XDP) {
+		err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
+		err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
+		inst->prog_fd = err ? -1 : dup(bpf_program__fd(skel->progs.bloomblock_xdp));
+	}
+	if (!err && (families & BB_FAMILY_TC)) {
+		err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_INGRESS);
+		err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_ingress, path);
+		err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_EGRESS);
+		err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_egress, path);
+		if (!err) {
+			inst->tc_ingress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_ingress));
+			inst->tc_egress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_egress));
+		}
+	}
 	if (err) {
 		pr_err("cannot pin the programs in %s: %s\n", pin_dir, strerror(-err));
 		goto cleanup;
 	}
-	inst->filters_fd = dup(bpf_map__fd(skel->maps.filters));
-	inst->stats_fd = dup(bpf_map__fd(skel->maps.stats));
-	inst->prog_fd = dup(bpf_program__fd(skel->progs.bloomblock_xdp));
-	inst->tc_ingress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_ingress));
-	inst->tc_egress_fd = dup(bpf_program__fd(skel->progs.bloomblock_tc_egress));
-	if (inst->filters_fd < 0 || inst->stats_fd < 0 || inst->prog_fd < 0 ||
-	    inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0)
+	if (inst->filters_fd < 0)
+		inst->filters_fd = dup(bpf_map__fd(skel->maps.filters));
+	if (inst->stats_fd < 0)
+		inst->stats_fd = dup(bpf_map__fd(skel->maps.stats));
+	if (inst->filters_fd < 0 || inst->stats_fd < 0 ||
+	    ((families & BB_FAMILY_XDP) && inst->prog_fd < 0) ||
+	    ((families & BB_FAMILY_TC) && (inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0)))
 		err = -errno;
 cleanup:
 	bloomblock__destroy(skel);
+	return err;
+}
+
+int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned int families)
+{
+	int err;
+
+	instance_reset(inst, pin_dir);
+	if (mkdir(pin_dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		pr_err("cannot create %s: %s\n", pin_dir, strerror(-err));
+		return err;
+	}
+	err = load_families(inst, families);
 	if (err) {
 		bb_instance_close(inst);
 		bb_instance_remove(pin_dir);
+	}
+	return err;
+}
+
+/*
+ * A family added to a live instance: its programs are pinned only once they are
+ * loaded and their table filled, so a failure leaves what was there as it was,
+ * apart from pins it made, which it removes.
+ */
+int bb_instance_add(struct bb_instance *inst, unsigned int families)
+{
+	unsigned int missing = families & ~bb_instance_families(inst);
+	int err;
+
+	if (!missing)
+		return 0;
+	err = load_families(inst, missing);
+	if (err) {
+		char path[512];
+
+		if ((missing & BB_FAMILY_XDP) && inst->prog_fd < 0 &&
+		    !bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_XDP))
+			unlink(path);
+		if ((missing & BB_FAMILY_TC) && (inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0)) {
+			if (!bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_TC_INGRESS))
+				unlink(path);
+			if (!bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_TC_EGRESS))
+				unlink(path);
+		}
 	}
 	return err;
 }

@@ -9,14 +9,31 @@
 #include "bloomblock.h"
 #include "filter.h"
 
+struct bpf_object;
+
+/*
+ * The programs come in two families, XDP and tc, each an entry program (two at tc),
+ * its protocol programs and its tail-call table. An instance loads the families its
+ * hooks need, and another one when a later load asks for a hook of it: verifying a
+ * family takes the kernel most of a second.
+ */
+enum bb_family {
+	BB_FAMILY_XDP = 1,
+	BB_FAMILY_TC = 2,
+	BB_FAMILY_ALL = BB_FAMILY_XDP | BB_FAMILY_TC,
+};
+
 struct bb_instance {
 	char pin_dir[256];
 	int filters_fd;		/* outer ARRAY_OF_MAPS */
 	int stats_fd;		/* PERCPU_ARRAY of struct bb_stats */
-	int prog_fd;		/* XDP program */
-	int tc_ingress_fd;	/* tc programs */
+	int prog_fd;		/* XDP program; -1: the XDP family is not loaded */
+	int tc_ingress_fd;	/* tc programs; -1: the tc family is not loaded */
 	int tc_egress_fd;
 };
+
+/* The families an instance has loaded. */
+unsigned int bb_instance_families(const struct bb_instance *inst);
 
 /* A read-only view of the live filter map. */
 struct bb_image {
@@ -29,8 +46,15 @@ int bb_pin_path(char *buf, size_t size, const char *pin_dir, const char *name);
 
 /* Open the pinned instance. -ENOENT when there is none. */
 int bb_instance_open(const char *pin_dir, struct bb_instance *inst);
-/* Load the BPF object and pin its maps and program. */
-int bb_instance_create(const char *pin_dir, struct bb_instance *inst);
+/* Load the programs of families (enum bb_family) and pin them and the maps. */
+int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned int families);
+/* Load the families of families that inst has not, sharing its pinned maps. */
+int bb_instance_add(struct bb_instance *inst, unsigned int families);
+/*
+ * Fill the tail-call tables of families in a loaded object (the instance's, or a
+ * test's or the benchmark's skeleton, which hold the same programs).
+ */
+int bb_services_fill(struct bpf_object *obj, unsigned int families);
 void bb_instance_close(struct bb_instance *inst);
 /* Remove every pin of the instance, and the directory. */
 int bb_instance_remove(const char *pin_dir);

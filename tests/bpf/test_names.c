@@ -1981,6 +1981,9 @@ int main(void)
 	env.skel = bloomblock__open_and_load();
 	if (!ASSERT_TRUE(env.skel && env.percpu, "bloomblock skeleton loads"))
 		goto cleanup;
+	if (!ASSERT_TRUE(!bb_services_fill(env.skel->obj, BB_FAMILY_ALL),
+			 "tail-call tables filled"))
+		goto cleanup;
 	env.prog_fd[HOOK_XDP] = bpf_program__fd(env.skel->progs.bloomblock_xdp);
 	env.prog_fd[HOOK_TC_INGRESS] = bpf_program__fd(env.skel->progs.bloomblock_tc_ingress);
 	env.prog_fd[HOOK_TC_EGRESS] = bpf_program__fd(env.skel->progs.bloomblock_tc_egress);

@@ -1382,6 +1382,9 @@ int main(void)
 	env.skel = bloomblock__open_and_load();
 	if (!ASSERT_TRUE(env.skel && env.percpu, "bloomblock skeleton loads"))
 		goto cleanup;
+	if (!ASSERT_TRUE(!bb_services_fill(env.skel->obj, BB_FAMILY_ALL),
+			 "tail-call tables filled"))
+		goto cleanup;
 	env.prog_fd = bpf_program__fd(env.skel->progs.bloomblock_xdp);
 	env.stats_fd = bpf_map__fd(env.skel->maps.stats);
 	env.inst.filters_fd = bpf_map__fd(env.skel->maps.filters);

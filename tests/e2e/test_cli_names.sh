@@ -165,8 +165,23 @@ check_rc "load --hook tc-egress alone exits 0" 0
 check_eq "tc-egress alone: status -j shows only it" "$(hooks)" "bbd0:tc-egress"
 check_fails "tc-egress alone: no XDP on bbd0" has_xdp
 check_eq "tc-egress alone: nothing at tc ingress" "$(tc_ids ingress)" ""
+# the XDP family is loaded only when a load asks for the XDP hook
+table_len() { bpftool -j map dump pinned "$BB_PIN_DIR/$1" 2>/dev/null | jq length; }
+check_fails "tc-egress alone: the XDP programs are not loaded (no prog_xdp pin)" \
+	test -e "$BB_PIN_DIR/prog_xdp"
+check "tc-egress alone: the tc programs are (prog_tc_egress pinned)" test -e "$BB_PIN_DIR/prog_tc_egress"
+if command -v bpftool >/dev/null; then
+	check_eq "tc-egress alone: the tc tail-call table holds dns, tls, http, url" \
+		"$(table_len services_tc)" 4
+	check_eq "tc-egress alone: the XDP tail-call table is empty" "$(table_len services_xdp)" 0
+fi
 run bb load "$LIST" -i bbd0
 check_eq "a later load -i without --hook adds XDP (the default hook)" "$(hooks)" "bbd0:tc-egress,bbd0:xdp"
+check "... loading the XDP programs then (prog_xdp pinned)" test -e "$BB_PIN_DIR/prog_xdp"
+if command -v bpftool >/dev/null; then
+	check_eq "... and filling the XDP tail-call table" "$(table_len services_xdp)" 4
+	check_eq "... the tc one as it was" "$(table_len services_tc)" 4
+fi
 
 # two instances (pin dirs) on the same tc hook: each its own tc filter
 run bb2 load "$LIST" -i bbd0 --hook tc-egress

@@ -481,14 +481,18 @@ check_eq "flag: client dropped unchanged" "$(d dropped)" 0
 # hooks run before tc egress, and veth clears the mark crossing namespaces). At tc
 # ingress it comes before netfilter: the server side, in flag mode at tc ingress,
 # marks the listed request and nftables' prerouting counts packets with that mark.
-run bb unload -i bbd0
-check_rc "flag: unload -i bbd0 (XDP) exits 0" 0
-check_fails "flag: the server side's pin dir is gone" test -e "$BB_PIN_DIR"
-check_no_match "flag: no XDP program left on bbd0" 'xdp' "$(in_dut ip link show dev bbd0)"
+# The server's instance was loaded for XDP only: this load adds the tc programs to
+# it (their own tail-call table, the instance's filter), and XDP, in flag mode too
+# now, lets the listed requests through to tc.
+check_fails "flag: the XDP-only instance has no tc programs yet" \
+	test -e "$BB_PIN_DIR/prog_tc_ingress"
 run bb load "$LIST1" -i bbd0 --hook tc-ingress --mode flag --mark 0x2a
 check_rc "flag: load --hook tc-ingress --mode flag --mark 0x2a on bbd0 exits 0" 0
-check_eq "flag: status -j: hook tc-ingress on bbd0" \
-	"$(bb_status '[.interfaces[] | .ifname + ":" + .hook] | join(",")')" "bbd0:tc-ingress"
+check "flag: ... which loaded the tc programs into the instance" \
+	test -e "$BB_PIN_DIR/prog_tc_ingress"
+check_eq "flag: status -j: hooks tc-ingress and xdp on bbd0" \
+	"$(bb_status '[.interfaces[] | .ifname + ":" + .hook] | sort | join(",")')" \
+	"bbd0:tc-ingress,bbd0:xdp"
 in_dut nft -f - <<'EOF'
 table inet bbt {
 	chain pre {
@@ -512,8 +516,9 @@ check_eq "flag: dropped unchanged" "$(d dropped)" 0
 
 # ---- unload both instances ---------------------------------------------------------------------------
 run bb unload -i bbd0
-check_rc "unload -i bbd0 (tc ingress) exits 0" 0
+check_rc "unload -i bbd0 (XDP and tc ingress) exits 0" 0
 check_eq "no tc filter left on bbd0 ingress" "$(in_dut tc filter show dev bbd0 ingress)" ""
+check_no_match "no XDP program left on bbd0" 'xdp' "$(in_dut ip link show dev bbd0)"
 check_fails "the server side's pin dir is gone" test -e "$BB_PIN_DIR"
 run bbc unload -i bbs0
 check_rc "client: unload -i bbs0 (tc egress) exits 0" 0
