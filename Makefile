@@ -87,11 +87,11 @@ $(BIN): $(OUTPUT)/user/main.o $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h $(OUTPUT)/libbbcore.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h tests/rng.h $(OUTPUT)/libbbcore.a | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/packet_util.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
+$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/rng.h tests/packet_util.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
 		   | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \

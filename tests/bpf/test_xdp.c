@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
+#include "rng.h"
 #include "tap.h"
 #include "packet_util.h"
 
@@ -61,14 +62,9 @@ static struct {
 	char lookups_first[160];
 } env;
 
-/* splitmix64 */
 static __u64 rng_next(void)
 {
-	__u64 z = (env.rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&env.rng_state);
 }
 
 static const struct bb_header *live_header(void)

@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "bb_hash.h"
+#include "rng.h"
 #include "tap.h"
 #include "xxhash_test.skel.h"
 
@@ -42,11 +43,7 @@ static __u64 rng_state;
 /* splitmix64: reproducible from the seed printed with any failure */
 static __u64 rng_next(void)
 {
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 /*

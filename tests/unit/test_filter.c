@@ -9,6 +9,7 @@
 
 #include "bb_hash.h"
 #include "filter.h"
+#include "rng.h"
 #include "tap.h"
 
 /* Keys per property test: 1M; BB_QUICK=1 (valgrind, sanitizers) takes 50k. */
@@ -18,12 +19,7 @@ static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
 
 static __u64 rnd(void)
 {
-	/* splitmix64: reproducible, good enough for test data */
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 /* A list built by hand: bb_filter_build only reads entries and n. */

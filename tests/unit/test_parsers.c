@@ -11,6 +11,7 @@
 #include "bb_names.h"
 #include "bb_parse.h"
 #include "bb_tls.h"
+#include "rng.h"
 #include "tap.h"
 
 /*
@@ -32,11 +33,7 @@ static __u64 rng_state = 0x7061727365727321ULL;
 
 static __u64 rng_next(void)
 {
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static void put16(__u8 *p, unsigned int v)

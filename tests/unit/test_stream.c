@@ -12,6 +12,7 @@
 
 #include "filter.h"
 #include "list.h"
+#include "rng.h"
 #include "tap.h"
 
 #define SEED 0x5eedULL
@@ -23,11 +24,7 @@ static __u64 rng_state = 0x2545f4914f6cdd1dULL;
 
 static __u64 rnd(void)
 {
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static const char *write_file(const char *name, const char *text, size_t len)
