@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bench.h"
@@ -1395,10 +1396,73 @@ cleanup:
 }
 
 /*
+ * Where each loaded program's source lines sit in its JIT image: one line
+ * "ADDRESS FILE:LINE" per BTF line record, from the kernel's jited_line_info. perf
+ * samples of a program can then be put on source lines (scripts/profile.sh):
+ * Debian's bpftool has no libbfd, so `bpftool prog dump jited` cannot.
+ */
+static int write_line_map(struct bpf_object *obj, const char *path)
+{
+	struct bpf_program *prog;
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info), n, i;
+		struct bpf_line_info *li = NULL;
+		__u64 *jl = NULL;
+		struct btf *btf = NULL;
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		n = info.nr_line_info < info.nr_jited_line_info ? info.nr_line_info :
+		    info.nr_jited_line_info;
+		li = calloc(n ? n : 1, info.line_info_rec_size);
+		jl = calloc(n ? n : 1, info.jited_line_info_rec_size);
+		if (!li || !jl) {
+			err = -ENOMEM;
+		} else {
+			struct bpf_prog_info q = {
+				.nr_line_info = n,
+				.line_info_rec_size = info.line_info_rec_size,
+				.line_info = (__u64)(unsigned long)li,
+				.nr_jited_line_info = n,
+				.jited_line_info_rec_size = info.jited_line_info_rec_size,
+				.jited_line_info = (__u64)(unsigned long)jl,
+			};
+
+			len = sizeof(q);
+			if (!bpf_obj_get_info_by_fd(fd, &q, &len))
+				btf = btf__load_from_kernel_by_id(info.btf_id);
+			for (i = 0; btf && i < n; i++) {
+				const struct bpf_line_info *r = (const void *)((const char *)li +
+								i * info.line_info_rec_size);
+				const char *file = btf__name_by_offset(btf, r->file_name_off);
+				const char *base = file ? strrchr(file, '/') : NULL;
+
+				fprintf(f, "%016llx %s:%u\n", (unsigned long long)jl[i],
+					base ? base + 1 : file ? file : "?",
+					BPF_LINE_INFO_LINE_NUM(r->line_col));
+			}
+			btf__free(btf);
+		}
+		free(li);
+		free(jl);
+	}
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
  * For profiling (docs/BENCHMARKS.md): run one row for a while, so that
  * `perf record -C CPU` can sample it. A 10^5-name + 10^6-address filter.
  */
-static int profile_run(const char *what, double seconds)
+static int profile_run(const char *what, double seconds, const char *line_map)
 {
 	static const char *const whats[] = {
 		"empty", "parse", "ip4-hit", "ip4-miss", "ip4-cold", "dns", "tls", "http", NULL,
@@ -1448,6 +1512,11 @@ static int profile_run(const char *what, double seconds)
 	} else if (w >= 5) {
 		name_for(name, sizeof(name), 4, false, 0);
 		err = build_name_pkt(&p, w == 5 ? P_DNS : w == 6 ? P_TLS : P_HTTP, name);
+		if (err)
+			goto cleanup;
+	}
+	if (line_map) {
+		err = write_line_map(skel->obj, line_map);
 		if (err)
 			goto cleanup;
 	}
@@ -2131,9 +2200,11 @@ static void usage(FILE *f)
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
-		"       bench --profile ROW [--seconds S] [--cpu N]\n"
+		"       bench --profile ROW [--seconds S] [--cpu N] [--line-map FILE]\n"
 		"                                  run one row (empty, parse, ip4-hit, ip4-miss,\n"
-		"                                  ip4-cold, dns, tls, http) for perf record -C N\n"
+		"                                  ip4-cold, dns, tls, http) for perf record -C N;\n"
+		"                                  --line-map: where its source lines are in the\n"
+		"                                  JIT images (scripts/profile.sh)\n"
 		"Normally run by scripts/bench.sh (make bench); needs root.\n");
 }
 
@@ -2151,10 +2222,11 @@ int main(int argc, char **argv)
 		{ "sizes", no_argument, NULL, 's' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "line-map", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *gen = NULL, *gen_nft = NULL, *profile = NULL;
+	const char *gen = NULL, *gen_nft = NULL, *profile = NULL, *line_map = NULL;
 	double seconds = 10;
 	bool sizes = false;
 	int opt, err = 0, i;
@@ -2163,7 +2235,7 @@ int main(int argc, char **argv)
 	cfg.out_dir = "bench-results";
 	cfg.rounds = 0;
 	cfg.cpu = -1;
-	while ((opt = getopt_long(argc, argv, "qo:l:r:R:c:g:n:sp:S:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "qo:l:r:R:c:g:n:sp:S:L:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'q': cfg.quick = true; break;
 		case 'o': cfg.out_dir = optarg; break;
@@ -2176,6 +2248,7 @@ int main(int argc, char **argv)
 		case 's': sizes = true; break;
 		case 'p': profile = optarg; break;
 		case 'S': seconds = atof(optarg); break;
+		case 'L': line_map = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -2253,7 +2326,7 @@ int main(int argc, char **argv)
 		warnx("cannot pin to CPU %d: %s\n", cfg.cpu, strerror(errno));
 	libbpf_set_print(NULL);
 	if (profile)
-		return profile_run(profile, seconds) ? 1 : 0;
+		return profile_run(profile, seconds, line_map) ? 1 : 0;
 	init_tables();
 	key.n_max = cfg.sizes[cfg.nsizes - 1];
 
