@@ -196,39 +196,26 @@ int bench_parse(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-#define BENCH_HOT(name, hit_expr)						\
-SEC("xdp")									\
-int name(struct xdp_md *ctx)							\
-{										\
-	struct bb_packet pkt;							\
-	__u8 a[4] __attribute__((aligned(4)));	/* helpers take no packet keys */ \
-										\
-	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IP)		\
-		return XDP_PASS;						\
-	__builtin_memcpy(a, pkt.saddr, 4);					\
-	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
-}
-
-BENCH_HOT(bench_hash_hot, bpf_map_lookup_elem(&bench_hash, a) != NULL)
-BENCH_HOT(bench_lpm_hot, bench_lpm_hit(&bench_lpm, a))
-BENCH_HOT(bench_lpm_cidr_hot, bench_lpm_hit(&bench_lpm_cidr, a))
-BENCH_HOT(bench_bloom_hot, bpf_map_peek_elem(&bench_bloom, (void *)a) == 0)
-
-#define BENCH_HOT6(name, hit_expr)						\
+/* A comparator's hot row for one family: ETH_P_IP and 4 bytes, or ETH_P_IPV6 and 16. */
+#define BENCH_HOT(name, proto, alen, hit_expr)					\
 SEC("xdp")									\
 int name(struct xdp_md *ctx)							\
 {										\
 	struct bb_packet pkt;							\
 	__u8 a[16] __attribute__((aligned(8)));	/* helpers take no packet keys */ \
 										\
-	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IPV6)	\
+	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != (proto))		\
 		return XDP_PASS;						\
-	__builtin_memcpy(a, pkt.saddr, 16);					\
+	__builtin_memcpy(a, pkt.saddr, (alen));					\
 	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
 }
 
-BENCH_HOT6(bench_hash6_hot, bpf_map_lookup_elem(&bench_hash6, a) != NULL)
-BENCH_HOT6(bench_lpm6_hot, bench_lpm6_hit(&bench_lpm6, a))
+BENCH_HOT(bench_hash_hot, ETH_P_IP, 4, bpf_map_lookup_elem(&bench_hash, a) != NULL)
+BENCH_HOT(bench_lpm_hot, ETH_P_IP, 4, bench_lpm_hit(&bench_lpm, a))
+BENCH_HOT(bench_lpm_cidr_hot, ETH_P_IP, 4, bench_lpm_hit(&bench_lpm_cidr, a))
+BENCH_HOT(bench_bloom_hot, ETH_P_IP, 4, bpf_map_peek_elem(&bench_bloom, (void *)a) == 0)
+BENCH_HOT(bench_hash6_hot, ETH_P_IPV6, 16, bpf_map_lookup_elem(&bench_hash6, a) != NULL)
+BENCH_HOT(bench_lpm6_hot, ETH_P_IPV6, 16, bench_lpm6_hit(&bench_lpm6, a))
 
 /*
  * Fill the comparator maps from the kernel side, member j = fill_start + i for
