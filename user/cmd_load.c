@@ -549,6 +549,28 @@ int cmd_load(int argc, char **argv)
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		goto cleanup;
 	}
+	/*
+	 * An instance loaded by another bloomblock version runs programs that refuse
+	 * this version's filter (they would pass every packet, counting no_filter):
+	 * refuse to swap one in. Its live filter says which version loaded it.
+	 */
+	if (!created) {
+		struct bb_image live;
+
+		if (bb_image_open(inst, &live) == 0) {
+			const struct bb_header *hdr = (const void *)live.blocks;
+			__u32 abi = hdr->magic == BB_MAGIC ? hdr->abi_version : BB_ABI_VERSION;
+
+			bb_image_close(&live);
+			if (abi != BB_ABI_VERSION) {
+				pr_err("the instance in %s was loaded by another bloomblock version "
+				       "(filter ABI %u, this one %u): unload it (bloomblock unload "
+				       "--all) and load again; the live filter is unchanged\n",
+				       bb_opts.pin_dir, abi, BB_ABI_VERSION);
+				goto cleanup;
+			}
+		}
+	}
 	/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP after tc) */
 	if (!created && n_ifaces > 0) {
 		err = bb_instance_add(inst, ij.families);

@@ -112,6 +112,30 @@ if command -v bpftool >/dev/null; then
 	check_eq "--mark 42 (decimal) is stored" "$(bb_config | sed 's/.*mark=//')" 42
 	run bb load "$LIST" --mark 0
 	check_eq "--mark 0 clears it" "$(bb_config | sed 's/.*mark=//')" 0
+
+	# An instance whose live filter has another ABI was loaded by another bloomblock
+	# version: its programs would refuse this version's filter, so load refuses.
+	# set_abi N: write N into the live header's abi_version (byte 8), echo the old one.
+	set_abi() {
+		local ids inner b=()
+		ids=$(bpftool -j map lookup pinned "$BB_PIN_DIR/filters" key 0 0 0 0 | jq -r '.value[]')
+		# shellcheck disable=SC2086
+		set -- $ids "$1"
+		inner=$(($1 | $2 << 8 | $3 << 16 | $4 << 24))
+		for x in $(bpftool -j map lookup id "$inner" key 0 0 0 0 | jq -r '.value[]'); do
+			b+=($((x)))
+		done
+		echo "${b[8]}"
+		b[8]=$5
+		bpftool map update id "$inner" key 0 0 0 0 value "${b[@]}"
+	}
+	gen=$(bb_status .filter.generation)
+	abi=$(set_abi 2)
+	run bb load "$LIST"
+	check_rc "load onto an instance of another filter ABI exits 1" 1
+	check_match "... and says another version loaded it" 'another bloomblock version' "$err"
+	set_abi "$abi" >/dev/null
+	check_eq "... and leaves the live filter (generation $gen)" "$(bb_status .filter.generation)" "$gen"
 	run bb unload -i bbd0
 else
 	tap_skip "the config block, read back with bpftool" "needs bpftool"
