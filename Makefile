@@ -91,7 +91,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h tests/rng.h $(OUTPUT)/libbbcore.a 
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/rng.h tests/packet_util.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
+$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/rng.h tests/packet_util.h tests/bpf_harness.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
 		   | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \

@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
+#include "bpf_harness.h"
 #include "rng.h"
 #include "tap.h"
 #include "packet_util.h"
@@ -1214,41 +1215,15 @@ static const struct name_table tables[] = {
 
 /* ---- filters ---- */
 
-static int parse_lines(struct bb_list *list, const char *const *lines, char *msg, size_t size)
-{
-	const char *why = NULL;
-	size_t i;
-	int ret;
-
-	for (i = 0; lines[i]; i++) {
-		ret = bb_list_parse_line(list, lines[i], strlen(lines[i]), &why);
-		if (ret != 1) {
-			snprintf(msg, size, "line \"%s\": %d (%s)", lines[i], ret, why ? why : "-");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* Push a built filter and map the live one; the model reads the kernel's copy. */
 static int push_filter(struct bb_filter *filter, char *msg, size_t size)
 {
 	int err;
 
-	bb_image_close(&env.img);
 	env.live = false;
-	err = bb_filter_push(&env.inst, filter);
-	if (err) {
-		snprintf(msg, size, "bb_filter_push: %s", strerror(-err));
-		return err;
-	}
-	err = bb_image_open(&env.inst, &env.img);
-	if (err) {
-		snprintf(msg, size, "bb_image_open: %s", strerror(-err));
-		return err;
-	}
-	env.live = true;
-	return 0;
+	err = harness_push_filter(&env.inst, &env.img, filter, msg, size);
+	env.live = !err;
+	return err;
 }
 
 static int setup_filter(const char *const *lines, __u32 flags, const struct bb_config *config,
@@ -1266,7 +1241,7 @@ static int setup_filter(const char *const *lines, __u32 flags, const struct bb_c
 		opts.config.mark = TEST_MARK;
 	}
 	if (lines) {
-		err = parse_lines(list, lines, msg, size);
+		err = harness_parse_lines(list, lines, msg, size);
 		if (err)
 			return err;
 	}

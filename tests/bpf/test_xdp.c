@@ -20,6 +20,7 @@
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
+#include "bpf_harness.h"
 #include "rng.h"
 #include "tap.h"
 #include "packet_util.h"
@@ -587,41 +588,15 @@ static const struct xdp_table tables[] = {
 
 /* ---- filters ---- */
 
-static int parse_lines(struct bb_list *list, const char *const *lines, char *msg, size_t size)
-{
-	const char *why = NULL;
-	size_t i;
-	int ret;
-
-	for (i = 0; lines[i]; i++) {
-		ret = bb_list_parse_line(list, lines[i], strlen(lines[i]), &why);
-		if (ret != 1) {
-			snprintf(msg, size, "line \"%s\": %d (%s)", lines[i], ret, why ? why : "-");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* Push a built filter and map the live one; the model reads the kernel's copy. */
 static int push_filter(struct bb_filter *filter, bool valid, char *msg, size_t size)
 {
 	int err;
 
-	bb_image_close(&env.img);
 	env.live_valid = false;
-	err = bb_filter_push(&env.inst, filter);
-	if (err) {
-		snprintf(msg, size, "bb_filter_push: %s", strerror(-err));
-		return err;
-	}
-	err = bb_image_open(&env.inst, &env.img);
-	if (err) {
-		snprintf(msg, size, "bb_image_open: %s", strerror(-err));
-		return err;
-	}
-	env.live_valid = valid;
-	return 0;
+	err = harness_push_filter(&env.inst, &env.img, filter, msg, size);
+	env.live_valid = !err && valid;
+	return err;
 }
 
 static int setup_filter(const struct xdp_table *t, struct bb_list *list, char *msg, size_t size)
@@ -646,7 +621,7 @@ static int setup_filter(const struct xdp_table *t, struct bb_list *list, char *m
 	default:
 		break;
 	}
-	err = parse_lines(list, t->lines, msg, size);
+	err = harness_parse_lines(list, t->lines, msg, size);
 	if (err)
 		return err;
 	err = bb_filter_build(&filter, list, &opts);
