@@ -99,24 +99,6 @@ size_t pkt_tcp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, __u32 seq,
 	return off + 20 + len;
 }
 
-/* Wire form of a dotted name: "\3www\7example\0". */
-static size_t qname(__u8 *p, const char *name)
-{
-	size_t off = 0;
-
-	while (*name) {
-		const char *dot = strchr(name, '.');
-		size_t n = dot ? (size_t)(dot - name) : strlen(name);
-
-		p[off++] = n;
-		memcpy(p + off, name, n);
-		off += n;
-		name += n + (dot ? 1 : 0);
-	}
-	p[off++] = 0;
-	return off;
-}
-
 size_t dns_query(__u8 *p, size_t cap, const char *name)
 {
 	size_t off;
@@ -127,7 +109,7 @@ size_t dns_query(__u8 *p, size_t cap, const char *name)
 	put16(p, 0x1234);
 	put16(p + 2, 0x0100);	/* query, recursion desired */
 	put16(p + 4, 1);	/* one question */
-	off = 12 + qname(p + 12, name);
+	off = 12 + dns_wire_name(p + 12, name);
 	put16(p + off, 1);	/* A */
 	put16(p + off + 2, 1);	/* IN */
 	return off + 4;

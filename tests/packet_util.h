@@ -21,6 +21,24 @@ static inline void put32(__u8 *p, __u32 v)
 	put16(p + 2, v & 0xffff);
 }
 
+/* A DNS name in wire form from a dotted one ("\3www\7example\0"; "" is the root). */
+static inline size_t dns_wire_name(__u8 *p, const char *dotted)
+{
+	size_t off = 0;
+
+	while (*dotted) {
+		const char *dot = strchr(dotted, '.');
+		size_t n = dot ? (size_t)(dot - dotted) : strlen(dotted);
+
+		p[off++] = n;
+		memcpy(p + off, dotted, n);
+		off += n;
+		dotted += n + (dot ? 1 : 0);
+	}
+	p[off++] = 0;
+	return off;
+}
+
 /* The IPv4 header checksum (RFC 1071) over len bytes. */
 static inline __u16 ip_checksum(const __u8 *p, size_t len)
 {

@@ -457,16 +457,7 @@ static size_t build_dns(const struct payload_spec *pl, __u8 *p)
 		memcpy(p + off, s, n);
 		off += n;
 	} else {
-		while (*s) {
-			const char *dot = strchr(s, '.');
-
-			n = dot ? (size_t)(dot - s) : strlen(s);
-			p[off++] = n;
-			memcpy(p + off, s, n);
-			off += n;
-			s += n + !!dot;
-		}
-		p[off++] = 0;
+		off += dns_wire_name(p + off, s);
 	}
 	put16(p + off, 1);	/* A */
 	put16(p + off + 2, 1);	/* IN */

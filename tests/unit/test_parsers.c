@@ -11,6 +11,7 @@
 #include "bb_names.h"
 #include "bb_parse.h"
 #include "bb_tls.h"
+#include "packet_util.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -34,12 +35,6 @@ static __u64 rng_state = 0x7061727365727321ULL;
 static __u64 rng_next(void)
 {
 	return splitmix64(&rng_state);
-}
-
-static void put16(__u8 *p, unsigned int v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
 }
 
 static __u8 *dup_exact(const __u8 *p, size_t len)
@@ -110,7 +105,7 @@ static const struct dns_case dns_cases[] = {
 static size_t dns_build(__u8 *p, unsigned int flags, unsigned int qdcount, const char *dotted,
 			const char *wire, size_t wire_len)
 {
-	size_t off = 12, n;
+	size_t off = 12;
 
 	memset(p, 0, 12);
 	put16(p, 0xbeef);
@@ -120,16 +115,7 @@ static size_t dns_build(__u8 *p, unsigned int flags, unsigned int qdcount, const
 		memcpy(p + off, wire, wire_len);
 		off += wire_len;
 	} else {
-		while (*dotted) {
-			const char *dot = strchr(dotted, '.');
-
-			n = dot ? (size_t)(dot - dotted) : strlen(dotted);
-			p[off++] = n;
-			memcpy(p + off, dotted, n);
-			off += n;
-			dotted += n + !!dot;
-		}
-		p[off++] = 0;
+		off += dns_wire_name(p + off, dotted);
 	}
 	put16(p + off, 1);
 	put16(p + off + 2, 1);
@@ -955,26 +941,12 @@ static void test_parents_recorded(void)
 				memcpy(key + 1, name, len);
 				ret = bb_name_finish(key, &nlen);
 			} else {
-				/* a query: header, then the name in wire form */
-				size_t at = BB_DNS_HDR_LEN, start = 0, i2;
+				size_t at;
 
-				memset(msg, 0, BB_DNS_HDR_LEN);
-				msg[5] = 1;
-				ret = BB_NAME_BAD;
 				if (len == 0 || strstr(name, "..") || name[0] == '.' ||
 				    name[len - 1] == '.')
 					continue;	/* no empty labels on the wire */
-				for (i2 = 0; i2 <= len; i2++) {
-					if (i2 == len || name[i2] == '.') {
-						msg[at++] = (__u8)(i2 - start);
-						memcpy(msg + at, name + start, i2 - start);
-						at += i2 - start;
-						start = i2 + 1;
-					}
-				}
-				msg[at++] = 0;
-				msg[at++] = 0;
-				msg[at++] = 1;
+				at = dns_build(msg, 0, 0, name, NULL, 0);
 				ret = bb_dns_qname(msg, msg + at, key, &nlen);
 			}
 			if (ret != BB_NAME_FOUND)
