@@ -317,8 +317,9 @@ enum filter_kind { F_NONE = -1, F_V4, F_V6, F_CIDR, F_MAX };
 struct size_run {
 	__u32 n;
 	struct bench *skel;
-	int hash_fd, lpm_fd, lpm_cidr_fd, bloom_fd, hash6_fd, lpm6_fd, state_fd, outer_fd;
-	long long sys_kb[6];		/* hash, lpm, lpm_cidr, bloom, hash6, lpm6: create + fill */
+	int cmp_fd[BENCH_FILL_MAX];	/* the comparator maps (cmp_maps[]) */
+	long long sys_kb[BENCH_FILL_MAX];	/* and what each took: create + fill */
+	int state_fd, outer_fd;
 	struct bbf filt[F_MAX];
 	double load_s;
 	__u32 cidr_hit_j, cidr_miss_j;
@@ -356,37 +357,41 @@ static int fill_map(struct size_run *s, enum bench_fill_kind kind, __u32 n)
 	return 0;
 }
 
+/* The comparator maps, by the fill kind that fills them; named as in bpf/bench.bpf.c. */
+static const struct {
+	const char *name;
+	enum bpf_map_type type;
+	__u32 key_size;
+	__u32 flags;
+} cmp_maps[BENCH_FILL_MAX] = {
+	[BENCH_FILL_HASH] = { "bench_hash", BPF_MAP_TYPE_HASH, 4, 0 },
+	[BENCH_FILL_LPM] = { "bench_lpm", BPF_MAP_TYPE_LPM_TRIE, sizeof(struct bench_lpm_key),
+			     BPF_F_NO_PREALLOC },
+	[BENCH_FILL_LPM_CIDR] = { "bench_lpm_cidr", BPF_MAP_TYPE_LPM_TRIE,
+				  sizeof(struct bench_lpm_key), BPF_F_NO_PREALLOC },
+	/* key size 0, map_extra 0: the kernel's default of 5 hash functions */
+	[BENCH_FILL_BLOOM] = { "bench_bloom", BPF_MAP_TYPE_BLOOM_FILTER, 0, 0 },
+	[BENCH_FILL_HASH6] = { "bench_hash6", BPF_MAP_TYPE_HASH, 16, 0 },
+	[BENCH_FILL_LPM6] = { "bench_lpm6", BPF_MAP_TYPE_LPM_TRIE, sizeof(struct bench_lpm6_key),
+			      BPF_F_NO_PREALLOC },
+};
+
 static int create_maps(struct size_run *s)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, lpm_opts, .map_flags = BPF_F_NO_PREALLOC);
-	long long m0;
+	int i;
 
-	m0 = mem_available_kb();
-	s->hash_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bench_hash", 4, 4, s->n, NULL);
-	s->sys_kb[0] = m0 - mem_available_kb();
-	m0 = mem_available_kb();
-	s->lpm_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bench_lpm",
-				   sizeof(struct bench_lpm_key), 4, s->n, &lpm_opts);
-	s->sys_kb[1] = m0 - mem_available_kb();
-	m0 = mem_available_kb();
-	s->lpm_cidr_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bench_lpm_cidr",
-					sizeof(struct bench_lpm_key), 4, s->n, &lpm_opts);
-	s->sys_kb[2] = m0 - mem_available_kb();
-	m0 = mem_available_kb();
-	/* key size 0, map_extra 0: the kernel's default of 5 hash functions */
-	s->bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "bench_bloom", 0, 4, s->n, NULL);
-	s->sys_kb[3] = m0 - mem_available_kb();
-	m0 = mem_available_kb();
-	s->hash6_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bench_hash6", 16, 4, s->n, NULL);
-	s->sys_kb[4] = m0 - mem_available_kb();
-	m0 = mem_available_kb();
-	s->lpm6_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bench_lpm6",
-				    sizeof(struct bench_lpm6_key), 4, s->n, &lpm_opts);
-	s->sys_kb[5] = m0 - mem_available_kb();
-	if (s->hash_fd < 0 || s->lpm_fd < 0 || s->lpm_cidr_fd < 0 || s->bloom_fd < 0 ||
-	    s->hash6_fd < 0 || s->lpm6_fd < 0) {
-		warnx("comparator maps for n=%u: %s\n", s->n, strerror(errno));
-		return -ENOMEM;
+	for (i = 0; i < BENCH_FILL_MAX; i++) {
+		LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = cmp_maps[i].flags);
+		long long m0 = mem_available_kb();
+
+		s->cmp_fd[i] = bpf_map_create(cmp_maps[i].type, cmp_maps[i].name,
+					      cmp_maps[i].key_size, 4, s->n, &opts);
+		s->sys_kb[i] = m0 - mem_available_kb();
+		if (s->cmp_fd[i] < 0) {
+			warnx("comparator map %s for n=%u: %s\n", cmp_maps[i].name, s->n,
+			      strerror(errno));
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -394,18 +399,15 @@ static int create_maps(struct size_run *s)
 static int load_skeleton(struct size_run *s)
 {
 	double t0 = now_s();
-	int err;
+	int err, i;
 
 	s->skel = bench__open();
 	if (!s->skel)
 		return -errno;
-	if (s->hash_fd >= 0) {
-		err = bpf_map__reuse_fd(s->skel->maps.bench_hash, s->hash_fd);
-		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm, s->lpm_fd);
-		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm_cidr, s->lpm_cidr_fd);
-		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_bloom, s->bloom_fd);
-		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_hash6, s->hash6_fd);
-		err = err ?: bpf_map__reuse_fd(s->skel->maps.bench_lpm6, s->lpm6_fd);
+	for (i = 0; i < BENCH_FILL_MAX; i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(s->skel->obj, cmp_maps[i].name);
+
+		err = map ? bpf_map__reuse_fd(map, s->cmp_fd[i]) : -ENOENT;
 		if (err)
 			return err;
 	}
@@ -427,19 +429,11 @@ static void size_run_free(struct size_run *s)
 		bbf_close(&s->filt[i]);
 	bench__destroy(s->skel);
 	s->skel = NULL;
-	if (s->hash_fd >= 0)
-		close(s->hash_fd);
-	if (s->lpm_fd >= 0)
-		close(s->lpm_fd);
-	if (s->lpm_cidr_fd >= 0)
-		close(s->lpm_cidr_fd);
-	if (s->bloom_fd >= 0)
-		close(s->bloom_fd);
-	if (s->hash6_fd >= 0)
-		close(s->hash6_fd);
-	if (s->lpm6_fd >= 0)
-		close(s->lpm6_fd);
-	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = s->hash6_fd = s->lpm6_fd = -1;
+	for (i = 0; i < BENCH_FILL_MAX; i++) {
+		if (s->cmp_fd[i] >= 0)
+			close(s->cmp_fd[i]);
+		s->cmp_fd[i] = -1;
+	}
 }
 
 static int cold_prog(const struct size_run *s, int row, int *slot)
@@ -779,6 +773,7 @@ static void report_size(struct size_run *s, bool largest)
 	}
 
 	/* Section 3: memory */
+#define CMP_MEM(kind) map_memlock(s->cmp_fd[kind]), s->sys_kb[kind]
 	{
 		struct {
 			const char *name;
@@ -787,24 +782,22 @@ static void report_size(struct size_run *s, bool largest)
 			double fpr;
 			const char *note;
 		} m[] = {
-			{ "BPF_MAP_TYPE_HASH (4-byte key, 4-byte value)", map_memlock(s->hash_fd),
-			  s->sys_kb[0], s->n, 0, "exact" },
-			{ "BPF_MAP_TYPE_LPM_TRIE (/32s)", map_memlock(s->lpm_fd), s->sys_kb[1],
+			{ "BPF_MAP_TYPE_HASH (4-byte key, 4-byte value)", CMP_MEM(BENCH_FILL_HASH),
 			  s->n, 0, "exact" },
-			{ "BPF_MAP_TYPE_LPM_TRIE (CIDR-heavy)", map_memlock(s->lpm_cidr_fd),
-			  s->sys_kb[2], s->n, 0, "exact" },
-			{ "BPF_MAP_TYPE_BLOOM_FILTER (k=5)", map_memlock(s->bloom_fd),
-			  s->sys_kb[3], s->n, fpr_of(s, C_BLOOM), "" },
+			{ "BPF_MAP_TYPE_LPM_TRIE (/32s)", CMP_MEM(BENCH_FILL_LPM), s->n, 0, "exact" },
+			{ "BPF_MAP_TYPE_LPM_TRIE (CIDR-heavy)", CMP_MEM(BENCH_FILL_LPM_CIDR), s->n, 0,
+			  "exact" },
+			{ "BPF_MAP_TYPE_BLOOM_FILTER (k=5)", CMP_MEM(BENCH_FILL_BLOOM), s->n,
+			  fpr_of(s, C_BLOOM), "" },
 			{ "bloomblock IPv4", s->filt[F_V4].memlock, s->filt[F_V4].sys_kb, s->n,
 			  fpr_of(s, C_BB4), "" },
 			{ "bloomblock IPv6", s->filt[F_V6].memlock, s->filt[F_V6].sys_kb, s->n,
 			  fpr_of(s, C_BB6), "" },
 			{ "bloomblock CIDR-heavy", s->filt[F_CIDR].memlock,
 			  s->filt[F_CIDR].sys_kb, s->n, fpr_of(s, C_BBCIDR), "" },
-			{ "BPF_MAP_TYPE_HASH (16-byte key, 4-byte value)", map_memlock(s->hash6_fd),
-			  s->sys_kb[4], s->n, 0, "exact" },
-			{ "BPF_MAP_TYPE_LPM_TRIE (/128s)", map_memlock(s->lpm6_fd), s->sys_kb[5],
+			{ "BPF_MAP_TYPE_HASH (16-byte key, 4-byte value)", CMP_MEM(BENCH_FILL_HASH6),
 			  s->n, 0, "exact" },
+			{ "BPF_MAP_TYPE_LPM_TRIE (/128s)", CMP_MEM(BENCH_FILL_LPM6), s->n, 0, "exact" },
 		};
 		double hash_memlock = (double)m[0].memlock;
 		size_t i;
@@ -864,6 +857,8 @@ static void report_size(struct size_run *s, bool largest)
 			key.bb_fpr_plan = bbf_fpr_packet(&s->filt[F_V4], 1);
 		}
 	}
+
+#undef CMP_MEM
 
 	/* Section 4: FPR */
 	{
@@ -935,7 +930,8 @@ static int run_size(__u32 n, bool largest)
 	if (!s)
 		return -ENOMEM;
 	s->n = n;
-	s->hash_fd = s->lpm_fd = s->lpm_cidr_fd = s->bloom_fd = s->hash6_fd = s->lpm6_fd = -1;
+	for (i = 0; i < BENCH_FILL_MAX; i++)
+		s->cmp_fd[i] = -1;
 	for (i = 0; i < F_MAX; i++)
 		s->filt[i].fd = -1;
 	settle_memory();
@@ -947,24 +943,17 @@ static int run_size(__u32 n, bool largest)
 		goto cleanup;
 	}
 	progress("n=%u: skeleton loaded (all programs verified) in %.2fs; filling", n, s->load_s);
-	{
-		static const enum bench_fill_kind kinds[6] = {
-			BENCH_FILL_HASH, BENCH_FILL_LPM, BENCH_FILL_LPM_CIDR, BENCH_FILL_BLOOM,
-			BENCH_FILL_HASH6, BENCH_FILL_LPM6,
-		};
+	for (i = 0; i < BENCH_FILL_MAX; i++) {
+		long long m0 = mem_available_kb();
 
-		for (i = 0; i < 6; i++) {
-			long long m0 = mem_available_kb();
-
-			t0 = now_s();
-			err = fill_map(s, kinds[i], n);
-			if (err) {
-				warnx("fill %d: %s\n", i, strerror(-err));
-				goto cleanup;
-			}
-			s->sys_kb[i] += m0 - mem_available_kb();
-			progress("n=%u: fill %d in %.2fs", n, i, now_s() - t0);
+		t0 = now_s();
+		err = fill_map(s, i, n);
+		if (err) {
+			warnx("fill %s: %s\n", cmp_maps[i].name, strerror(-err));
+			goto cleanup;
 		}
+		s->sys_kb[i] += m0 - mem_available_kb();
+		progress("n=%u: %s filled in %.2fs", n, cmp_maps[i].name, now_s() - t0);
 	}
 	progress("n=%u: building bloomblock filters", n);
 	err = bench_list_ip4(&list, n);

@@ -98,6 +98,7 @@ enum bench_fill_kind {
 	BENCH_FILL_BLOOM,
 	BENCH_FILL_HASH6,
 	BENCH_FILL_LPM6,
+	BENCH_FILL_MAX,
 };
 
 struct bench_cfg {
