@@ -550,10 +550,12 @@ int cmd_load(int argc, char **argv)
 		goto cleanup;
 	}
 	/*
-	 * An instance loaded by another bloomblock version runs programs that refuse
-	 * this version's filter (they would pass every packet, counting no_filter):
-	 * refuse to swap one in. Its live filter says which version loaded it.
+	 * What was not given keeps its live value on a reload; else the defaults. An
+	 * instance loaded by another bloomblock version runs programs that refuse this
+	 * version's filter (they would pass every packet, counting no_filter): refuse to
+	 * swap one in. Its live filter says which version loaded it.
 	 */
+	bb_config_defaults(&cfg);
 	if (!created) {
 		struct bb_image live;
 
@@ -561,32 +563,14 @@ int cmd_load(int argc, char **argv)
 			const struct bb_header *hdr = (const void *)live.blocks;
 			__u32 abi = hdr->magic == BB_MAGIC ? hdr->abi_version : BB_ABI_VERSION;
 
-			bb_image_close(&live);
 			if (abi != BB_ABI_VERSION) {
+				bb_image_close(&live);
 				pr_err("the instance in %s was loaded by another bloomblock version "
 				       "(filter ABI %u, this one %u): unload it (bloomblock unload "
 				       "--all) and load again; the live filter is unchanged\n",
 				       bb_opts.pin_dir, abi, BB_ABI_VERSION);
 				goto cleanup;
 			}
-		}
-	}
-	/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP after tc) */
-	if (!created && n_ifaces > 0) {
-		err = bb_instance_add(inst, ij.families);
-		if (err) {
-			pr_err("the live filter is unchanged\n");
-			goto cleanup;
-		}
-	}
-	/* What was not given keeps its live value on a reload; else the defaults. */
-	bb_config_defaults(&cfg);
-	if (!created) {
-		struct bb_image live;
-
-		if (bb_image_open(inst, &live) == 0) {
-			const struct bb_header *hdr = (const void *)live.blocks;
-
 			if (!mode_given)
 				fopts.flags = hdr->flags & BB_HDR_F_DROP;
 			if (!given[0])
@@ -595,6 +579,15 @@ int cmd_load(int argc, char **argv)
 				extra_flags |= hdr->flags & BB_HDR_F_BLOCK_QUIC;
 			memcpy(&cfg, &live.blocks[BB_CONFIG_INDEX], sizeof(cfg));
 			bb_image_close(&live);
+		}
+		/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP
+		 * after tc) */
+		if (n_ifaces > 0) {
+			err = bb_instance_add(inst, ij.families);
+			if (err) {
+				pr_err("the live filter is unchanged\n");
+				goto cleanup;
+			}
 		}
 	} else if (!mode_given) {
 		fopts.flags = BB_HDR_F_DROP;

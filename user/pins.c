@@ -41,12 +41,14 @@ static void instance_reset(struct bb_instance *inst, const char *pin_dir)
 	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
 }
 
-/* A pinned program, or -1 when its family is not loaded. */
-static int open_prog_pin(const char *pin_dir, const char *name)
+/* A pinned program, or -1 when its family is not loaded; other errors go to *err. */
+static int open_prog_pin(const char *pin_dir, const char *name, int *err)
 {
 	int fd = open_pin(pin_dir, name);
 
-	return fd == -ENOENT ? -1 : fd;
+	if (fd < 0 && fd != -ENOENT && !*err)
+		*err = fd;
+	return fd < 0 ? -1 : fd;
 }
 
 unsigned int bb_instance_families(const struct bb_instance *inst)
@@ -70,11 +72,10 @@ int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
 		err = inst->stats_fd;
 		goto cleanup;
 	}
-	inst->prog_fd = open_prog_pin(pin_dir, BB_PIN_PROG_XDP);
-	inst->tc_ingress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_INGRESS);
-	inst->tc_egress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_EGRESS);
-	err = inst->prog_fd < -1 ? inst->prog_fd : inst->tc_ingress_fd < -1 ?
-	      inst->tc_ingress_fd : inst->tc_egress_fd < -1 ? inst->tc_egress_fd : 0;
+	err = 0;
+	inst->prog_fd = open_prog_pin(pin_dir, BB_PIN_PROG_XDP, &err);
+	inst->tc_ingress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_INGRESS, &err);
+	inst->tc_egress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_EGRESS, &err);
 	if (!err && !bb_instance_families(inst))
 		err = -ENOENT;	/* half removed: no program left */
 	if (err)
