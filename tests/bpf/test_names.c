@@ -1940,11 +1940,9 @@ int main(void)
 		   strlen(label63_name) == 63 + 13, "test names have the lengths they claim",
 		   "%zu, %zu, %zu", strlen(name253), strlen(name254), strlen(label63_name));
 
-	env.skel = bloomblock__open_and_load();
-	if (!ASSERT_TRUE(env.skel && env.percpu, "bloomblock skeleton loads"))
-		goto cleanup;
-	if (!ASSERT_TRUE(!bb_services_fill(env.skel->obj, BB_FAMILY_ALL),
-			 "tail-call tables filled"))
+	env.skel = harness_skeleton();
+	if (!ASSERT_TRUE(env.skel && env.percpu,
+			 "bloomblock skeleton loads, tail-call tables filled"))
 		goto cleanup;
 	env.prog_fd[HOOK_XDP] = bpf_program__fd(env.skel->progs.bloomblock_xdp);
 	env.prog_fd[HOOK_TC_INGRESS] = bpf_program__fd(env.skel->progs.bloomblock_tc_ingress);

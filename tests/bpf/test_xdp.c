@@ -1350,11 +1350,9 @@ int main(void)
 	env.rng_state = env.rng_seed;
 	env.ncpus = libbpf_num_possible_cpus();
 	env.percpu = calloc(env.ncpus > 0 ? env.ncpus : 1, sizeof(*env.percpu));
-	env.skel = bloomblock__open_and_load();
-	if (!ASSERT_TRUE(env.skel && env.percpu, "bloomblock skeleton loads"))
-		goto cleanup;
-	if (!ASSERT_TRUE(!bb_services_fill(env.skel->obj, BB_FAMILY_ALL),
-			 "tail-call tables filled"))
+	env.skel = harness_skeleton();
+	if (!ASSERT_TRUE(env.skel && env.percpu,
+			 "bloomblock skeleton loads, tail-call tables filled"))
 		goto cleanup;
 	env.prog_fd = bpf_program__fd(env.skel->progs.bloomblock_xdp);
 	env.stats_fd = bpf_map__fd(env.skel->maps.stats);
