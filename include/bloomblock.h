@@ -26,7 +26,7 @@
  * in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		3
+#define BB_ABI_VERSION		4
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -47,9 +47,7 @@
 #define bb_barrier_var(x) ((void)0)
 #endif
 
-#ifndef BB_MAX_K
-#define BB_MAX_K		16	/* probe bits per key, all inside one block */
-#endif
+#define BB_MAX_K		16	/* probe bits per key: 8 or 16, include/bb_hash.h */
 #ifndef BB_MAX_PLENS
 #define BB_MAX_PLENS		4	/* Bloom probes per address family, whatever the list */
 #endif
@@ -89,7 +87,7 @@ struct bb_header {
 	__u64 magic;
 	__u32 abi_version;
 	__u32 flags;		/* enum bb_header_flags */
-	__u32 k;		/* probe bits per key, 1..BB_MAX_K */
+	__u32 k;		/* probe bits per key, 8 or 16 (bb_k_valid) */
 	__u32 nblocks;		/* bit blocks, elements BB_FIRST_BLOCK.. */
 	__u64 seed;		/* XXH64 seed of every key */
 	__u64 items;		/* keys inserted (after CIDR expansion and de-duplication) */

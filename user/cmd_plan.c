@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "bb_hash.h"
 #include "filter.h"
 #include "options.h"
 
@@ -88,7 +89,8 @@ int cmd_plan(int argc, char **argv)
 	}
 	printf("items            %llu\n", (unsigned long long)plan.n);
 	printf("target FPR       %g\n", plan.target_fpr);
-	printf("k                %u probe bits, all in one 64-byte block\n", plan.k);
+	printf("k                %u probe bits, %u in each 64-bit word of one 64-byte block\n", plan.k,
+	       plan.k / BB_WORDS);
 	printf("blocks           %u x 512 bits\n", plan.nblocks);
 	printf("bits             %llu\n", (unsigned long long)plan.bits);
 	printf("bytes            %llu (%s, with header)\n", (unsigned long long)plan.map_bytes,

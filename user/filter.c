@@ -16,23 +16,26 @@
 #define BB_BUILD_MAX_THREADS 64
 
 /*
- * FPR of one block holding j keys, for every j: each key sets k bits drawn
- * independently and uniformly from 512 (include/bb_hash.h), so after t = j*k
- * draws the number s of set bits follows the occupancy distribution, which a
- * small dynamic program computes exactly; a query hits with probability
- * E[(s/512)^k]. Using the expected s instead would understate the FPR (the
- * function is convex in s). Tables are built once per k, as far as asked.
+ * FPR of one block holding j keys, for every j. A split block (include/bb_hash.h):
+ * each key sets c = k / 8 bits in each of the 8 words, drawn independently and
+ * uniformly from its 64, so after t = j*c draws a word's number s of set bits
+ * follows the occupancy distribution, which a small dynamic program computes
+ * exactly. A query hits a word with probability E[(s/64)^c] and the block when
+ * it hits all 8 (the words are independent given j). Using the expected s instead
+ * would understate the FPR (the function is convex in s). Tables are built once
+ * per k, as far as asked.
  */
 #define FPR_JMAX 1024	/* keys per block; past that the FPR is near 1 anyway */
+#define WORD_BITS 64
 
 static double *fpr_table[BB_MAX_K + 1];
 static unsigned int fpr_table_len[BB_MAX_K + 1];	/* entries 0..len-1 computed */
-static double fpr_occ[BB_MAX_K + 1][BB_BLOCK_BITS + 1];	/* occupancy after len-1 keys */
+static double fpr_occ[BB_MAX_K + 1][WORD_BITS + 1];	/* one word after len-1 keys */
 
 static int fpr_table_grow(__u32 k, unsigned int jmax)
 {
-	unsigned int j, t, s, len = fpr_table_len[k], want;
-	double *occ = fpr_occ[k], *table, pw[BB_BLOCK_BITS + 1];
+	unsigned int j, t, s, len = fpr_table_len[k], want, c = k / BB_WORDS;
+	double *occ = fpr_occ[k], *table, pw[WORD_BITS + 1];
 
 	if (jmax < len)
 		return 0;
@@ -43,25 +46,25 @@ static int fpr_table_grow(__u32 k, unsigned int jmax)
 	if (!table)
 		return -ENOMEM;
 	fpr_table[k] = table;
-	for (s = 0; s <= BB_BLOCK_BITS; s++)
-		pw[s] = pow((double)s / BB_BLOCK_BITS, k);
+	for (s = 0; s <= WORD_BITS; s++)
+		pw[s] = pow((double)s / WORD_BITS, c);
 	for (j = len; j < want; j++) {
 		double p = 0;
 
 		if (j == 0) {
 			occ[0] = 1;
 		} else {
-			/* one more draw: a set bit again with s/512, a new one otherwise */
-			for (t = 0; t < k; t++) {
-				for (s = BB_BLOCK_BITS; s > 0; s--)
-					occ[s] = (occ[s] * s + occ[s - 1] * (BB_BLOCK_BITS - s + 1)) *
-						 (1.0 / BB_BLOCK_BITS);
+			/* one more draw: a set bit again with s/64, a new one otherwise */
+			for (t = 0; t < c; t++) {
+				for (s = WORD_BITS; s > 0; s--)
+					occ[s] = (occ[s] * s + occ[s - 1] * (WORD_BITS - s + 1)) *
+						 (1.0 / WORD_BITS);
 				occ[0] = 0;
 			}
 		}
-		for (s = 1; s <= BB_BLOCK_BITS; s++)
+		for (s = 1; s <= WORD_BITS; s++)
 			p += occ[s] * pw[s];
-		table[j] = p;
+		table[j] = pow(p, BB_WORDS);
 	}
 	fpr_table_len[k] = want;
 	return 0;
@@ -75,7 +78,7 @@ double bb_blocked_fpr(double n, __u32 nblocks, __u32 k)
 
 	if (n <= 0)
 		return 0;
-	if (k < 1 || k > BB_MAX_K)
+	if (!bb_k_valid(k))
 		return 1;
 	jmax = (unsigned int)(lambda + 12 * sqrt(lambda) + 30);
 	if (jmax > FPR_JMAX || fpr_table_grow(k, jmax) || jmax >= fpr_table_len[k])
@@ -143,7 +146,7 @@ int bb_plan_make(__u64 n, double target, struct bb_plan *plan)
 	if (!(target > 0 && target < 1))
 		return -EINVAL;
 	memset(plan, 0, sizeof(*plan));
-	for (k = 1; k <= BB_MAX_K; k++) {
+	for (k = BB_WORDS; k <= BB_MAX_K; k += BB_WORDS) {
 		__u32 blocks = n ? blocks_for(n, target, k) : 1;
 
 		if (blocks && (!best_blocks || blocks < best_blocks)) {
@@ -313,32 +316,25 @@ struct build_job {
 
 /*
  * Set a key's k bits in blk; true when one of them was clear. With atomic, the
- * words are OR'ed atomically, one per word the key touches: other threads set
- * bits in the same blocks.
+ * words are OR'ed atomically: other threads set bits in the same blocks.
  */
 static bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic)
 {
-	__u64 mask[BB_BLOCK_BITS / 64] = { 0 }, old;
-	bool fresh = false;
-	__u32 i, w;
+	__u64 fresh = 0;
+	__u32 w;
 
-	for (i = 0; i < k && i < BB_MAX_K; i++) {
-		__u32 bit = bb_probe_bit(h, i);
+	for (w = 0; w < BB_WORDS; w++) {
+		__u64 m = bb_word_mask(h, w, k), old;
 
-		mask[bit / 64] |= 1ULL << (bit % 64);
-	}
-	for (w = 0; w < BB_BLOCK_BITS / 64; w++) {
-		if (!mask[w])
-			continue;
 		if (atomic) {
-			old = __atomic_fetch_or(&blk->words[w], mask[w], __ATOMIC_RELAXED);
+			old = __atomic_fetch_or(&blk->words[w], m, __ATOMIC_RELAXED);
 		} else {
 			old = blk->words[w];
-			blk->words[w] = old | mask[w];
+			blk->words[w] = old | m;
 		}
-		fresh |= (old & mask[w]) != mask[w];
+		fresh |= m & ~old;
 	}
-	return fresh;
+	return fresh != 0;
 }
 
 static void batch_flush(struct build_job *job)
@@ -1004,7 +1000,8 @@ static const struct bb_header *image_header(const struct bb_block *image)
 {
 	const struct bb_header *hdr = (const void *)&image[BB_HEADER_INDEX];
 
-	if (hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION || !hdr->nblocks)
+	if (hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION || !hdr->nblocks ||
+	    !bb_k_valid(hdr->k))
 		return NULL;
 	return hdr;
 }
