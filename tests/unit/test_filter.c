@@ -81,6 +81,15 @@ static void test_plan(void)
 	err = bb_plan_make(0, 0.001, &plan);
 	tap_result(!err && plan.nblocks == 1, "plan-empty", "err %d blocks %u", err,
 		   plan.nblocks);
+	/* split blocks: one bit per word down to ~0.02%, two below (docs/DESIGN.md) */
+	err = bb_plan_make(1000000, 0.001, &plan);
+	tap_result(!err && plan.k == 8, "plan-k8-at-0.1%", "k %u", plan.k);
+	err = bb_plan_make(1000000, 0.0001, &plan);
+	tap_result(!err && plan.k == 16, "plan-k16-at-0.01%", "k %u", plan.k);
+	tap_result(bb_blocked_fpr(1000000, plan.nblocks, 8) > 0.0001, "plan-k16-is-smaller",
+		   "k=8 at k=16's size: fpr %g", bb_blocked_fpr(1000000, plan.nblocks, 8));
+	tap_result(bb_blocked_fpr(1000, 100, 9) == 1 && bb_blocked_fpr(1000, 100, 4) == 1,
+		   "fpr-of-unsupported-k-is-1", "k must be 8 or 16");
 }
 
 static const struct plen_case {
@@ -135,7 +144,7 @@ static void test_plen_plan(void)
 }
 
 /* 1M random keys of each kind in, every one found: a Bloom filter never forgets. */
-static void test_no_false_negatives(void)
+static void test_no_false_negatives(double fpr)
 {
 	static const char *const names[] = { "ipv4", "ipv6", "name", "url" };
 	enum bb_entry_kind kind;
@@ -171,12 +180,13 @@ static void test_no_false_negatives(void)
 			}
 		}
 		tl.list.n = n_keys;
-		image = build_image(&f, &tl.list, 0.001, &err);
+		image = build_image(&f, &tl.list, fpr, &err);
 		for (i = 0; image && i < n_keys; i++) {
 			if (!bb_image_match_entry(image, &tl.list.entries[i]) && !misses++)
 				first_miss = i;
 		}
-		snprintf(tname, sizeof(tname), "no-false-negatives-%zuk-%s", n_keys / 1000, names[kind]);
+		snprintf(tname, sizeof(tname), "no-false-negatives-%zuk-%s-k%u", n_keys / 1000,
+			 names[kind], image ? f.plan.k : 0);
 		tap_result(image && misses == 0, tname, "err %d, %zu of %zu listed %s not found "
 			   "(first: #%zu)", err, misses, n_keys, names[kind], first_miss);
 		free(image);
@@ -484,13 +494,16 @@ int main(void)
 	test_plan();
 	test_plen_plan();
 	test_prefixes();
-	test_no_false_negatives();
+	test_no_false_negatives(0.001);
+	test_no_false_negatives(0.0001);
 	test_threads();
 	test_fpr(0.01);
 	test_fpr(0.001);
+	test_fpr(0.0001);	/* k = 16 */
 	test_fpr_addr(true, 0.01);
 	test_fpr_addr(true, 0.001);
 	test_fpr_addr(false, 0.01);
 	test_fpr_addr(false, 0.001);
+	test_fpr_addr(true, 0.0001);
 	return tap_finish();
 }
