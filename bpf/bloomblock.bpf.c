@@ -62,6 +62,7 @@ struct {
  */
 struct bb_scratch {
 	__u8 key[BB_KEYBUF_BYTES];
+	__u64 name_states[BB_NAME_STATES];	/* match_name(): bb_hash_name() in parts */
 	__u8 req[BB_HTTP_SCAN_MAX + 8];
 	struct bb_tls_walk walk;
 	struct bb_flow_key flow;
@@ -156,20 +157,41 @@ static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 le
 	return hash_hit(c, bb_xxh64(c->sc->key + (start & (BB_KEY_MAX - 1)), len, c->hdr->seed));
 }
 
+/*
+ * The name key (kind, key[start .. start + l)), a suffix of the name that ends at
+ * key[end]: its hash from the chained state of its whole words (bb_hash_name()).
+ */
+static __always_inline int name_hit(const struct bb_ctx *c, __u32 kind, __u32 start, __u32 l)
+{
+	__u64 head = bb_name_head(bb_read64(c->sc->key, start), l);
+
+	return hash_hit(c, bb_name_fin(c->sc->name_states[(l / 8) & (BB_NAME_STATES - 1)],
+					  head, l, kind));
+}
+
 /* key[1 .. len] is listed, or one of its parents is (include/bloomblock.h says which). */
 static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
 {
 	__u8 *key = c->sc->key;
-	__u32 n, i, d, left;
-	int hit;
+	__u64 *st = c->sc->name_states, s;
+	__u32 n, i, d, left, end;
 
 	if (!(c->hdr->flags & BB_HDR_F_NAMES))
 		return 0;
 	/* len goes through memory before each use: what one probe's hashing learnt of
 	 * it would otherwise split the verifier's walk of every probe after it */
 	len = bb_forget(key, len);
-	key[0] = BB_KEY_NAME;
-	if (key_hit(c, 0, 1 + len))
+	end = 1 + len;
+	/* the chain over the name's whole words from its end, once for every probe */
+	s = bb_name_state0(c->hdr->seed);
+	st[0] = s;
+	for (i = 0, left = len / 8 + 1; i < BB_NAME_STATES - 1; i++) {
+		if (--left == 0)
+			break;
+		s = bb_name_mix(s, bb_read64(key, end - 8 * (i + 1)));
+		st[i + 1] = s;
+	}
+	if (name_hit(c, BB_KEY_NAME, 1, bb_forget(key, len)))
 		return 1;
 	n = bb_name_parents_recorded(key, BB_NAME_MAX_PARENT_LABELS - 1,
 				     BB_NAME_MAX_PARENT_LABELS);
@@ -178,10 +200,7 @@ static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
 		if (--left == 0)
 			break;
 		d = bb_parent_dot(key, i) & (BB_KEY_MAX - 1);
-		key[d] = BB_KEY_NAME_PARENT;
-		hit = key_hit(c, d, 1 + bb_forget(key, len) - d);
-		key[d] = '.';
-		if (hit)
+		if (name_hit(c, BB_KEY_NAME_PARENT, d + 1, bb_forget(key, len) - d))
 			return 1;
 	}
 	return 0;

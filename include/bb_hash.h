@@ -292,6 +292,55 @@ static __always_inline __u64 bb_hash_ip6(const struct bb_key_ip6 *key, __u64 see
 	return bb_fmix64(bb_fmix64(bb_fmix64(w0 ^ seed) ^ w1) ^ w2);
 }
 
+/*
+ * Name keys (BB_KEY_NAME, BB_KEY_NAME_PARENT) hash from the name's end, so that
+ * one pass gives every suffix's hash: a packet's name is probed with its parents,
+ * which are its suffixes. The name's whole 8-byte words, counted from its end,
+ * are chained: S_0 from the seed, S_(j+1) = mix(S_j, the j-th word from the end)
+ * (XXH64's round). A suffix of l bytes is S_(l/8) finished with its first l%8
+ * bytes (its head, zero-padded), its length and its kind, then fmix64. So a
+ * packet pays one mix per 8 bytes of its name and one finish per probe, where
+ * XXH64 of each probe's key hashed the shared bytes again for every parent.
+ */
+#define BB_NAME_STATES		32	/* S_0 .. S_31: a name has at most 253 / 8 whole words */
+
+static __always_inline __u64 bb_name_state0(__u64 seed)
+{
+	return seed ^ BB_XXH_PRIME5;
+}
+
+static __always_inline __u64 bb_name_mix(__u64 s, __u64 word)
+{
+	return bb_xxh_round(s, word);
+}
+
+/* The r = l % 8 first bytes of a suffix, from the 8 bytes read at its start. */
+static __always_inline __u64 bb_name_head(__u64 first8, __u32 l)
+{
+	__u32 r = l % 8;
+
+	return r ? first8 & ((1ULL << (8 * r)) - 1) : 0;
+}
+
+static __always_inline __u64 bb_name_fin(__u64 s_m, __u64 head, __u32 l, __u32 kind)
+{
+	return bb_fmix64(bb_name_mix(s_m ^ ((__u64)kind << 56 | l), head));
+}
+
+/* The hash of name key (kind, name[0 .. len)): what the BPF side computes in parts. */
+static __always_inline __u64 bb_hash_name(__u32 kind, const __u8 *name, __u32 len, __u64 seed)
+{
+	__u64 s = bb_name_state0(seed), w, head = 0;
+	__u32 j;
+
+	for (j = 0; j < len / 8; j++) {
+		__builtin_memcpy(&w, name + len - 8 * (j + 1), 8);
+		s = bb_name_mix(s, w);
+	}
+	__builtin_memcpy(&head, name, len % 8);	/* little-endian, as BPF and x86 */
+	return bb_name_fin(s, head, len, kind);
+}
+
 /* Any key's hash, by its kind tag: what userspace checks images with. */
 static __always_inline __u64 bb_key_hash(const void *key, __u32 len, __u64 seed)
 {
@@ -301,6 +350,8 @@ static __always_inline __u64 bb_key_hash(const void *key, __u32 len, __u64 seed)
 		return bb_hash_ip4(key, seed);
 	if (len == sizeof(struct bb_key_ip6) && p[0] == BB_KEY_IP6)
 		return bb_hash_ip6(key, seed);
+	if (len >= 1 && (p[0] == BB_KEY_NAME || p[0] == BB_KEY_NAME_PARENT))
+		return bb_hash_name(p[0], p + 1, len - 1, seed);
 	return bb_xxh64(p, len, seed);
 }
 

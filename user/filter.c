@@ -422,7 +422,8 @@ static void add_text(struct build_job *job, const enum bb_key_kind *kinds, unsig
 	for (i = 0; i < n; i++) {
 		key[0] = kinds[i];
 		job->keys_by_kind[kinds[i]]++;
-		key_push(job, XXH64(key, len, job->seed));
+		key_push(job, kinds[i] == BB_KEY_URL ? XXH64(key, len, job->seed) :
+			 bb_hash_name(kinds[i], key + 1, len - 1, job->seed));
 	}
 }
 

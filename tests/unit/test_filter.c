@@ -254,7 +254,7 @@ static void test_prefixes(void)
  * |measured - predicted| <= 5 sigma, plus 3% of the prediction for the model's
  * approximations (expected set bits instead of their distribution).
  */
-static void test_fpr(double target)
+static void test_fpr(bool names, double target)
 {
 	struct test_list tl;
 	struct bb_filter f;
@@ -267,27 +267,30 @@ static void test_fpr(double target)
 	test_list_alloc(&tl, n, n * 24);
 	t = tl.text;
 	for (i = 0; i < n; i++) {
-		tl.list.entries[i].kind = BB_ENTRY_URL;
+		tl.list.entries[i].kind = names ? BB_ENTRY_NAME : BB_ENTRY_URL;
 		tl.list.entries[i].text = t;
-		t += sprintf(t, "m%zu.example/", i) + 1;
+		t += sprintf(t, names ? "m%zu.example" : "m%zu.example/", i) + 1;
 	}
 	tl.list.n = n;
 	image = build_image(&f, &tl.list, target, &err);
 	for (i = 0; image && i < n; i++) {
 		__u8 key[BB_KEY_MAX];
 		char buf[32];
-		int len = sprintf(buf, "n%zu.test/", i);
+		int len = sprintf(buf, names ? "n%zu.test" : "n%zu.test/", i);
 
-		hits += bb_image_match_key(image, key, bb_key_text(key, BB_KEY_URL, buf, len));
+		hits += bb_image_match_key(image, key, bb_key_text(key, names ? BB_KEY_NAME :
+								   BB_KEY_URL, buf, len));
 	}
 	measured = (double)hits / n;
 	predicted = f.plan.fpr;
 	sigma = sqrt(predicted * (1 - predicted) / n);
-	snprintf(name, sizeof(name), "fpr-measured-matches-predicted-at-%g", target);
+	snprintf(name, sizeof(name), "fpr-%s-measured-matches-predicted-at-%g",
+		 names ? "names" : "urls", target);
 	tap_result(image && fabs(measured - predicted) <= 5 * sigma + 0.03 * predicted, name,
 		   "measured %.6f, predicted %.6f (k=%u, %.2f bits/key), tolerance %.6f", measured,
 		   predicted, f.plan.k, f.plan.bits_per_key, 5 * sigma + 0.03 * predicted);
-	snprintf(name, sizeof(name), "fpr-predicted-meets-target-%g", target);
+	snprintf(name, sizeof(name), "fpr-%s-predicted-meets-target-%g", names ? "names" : "urls",
+		 target);
 	tap_result(predicted <= target, name, "predicted %g", predicted);
 	free(image);
 	bb_filter_free(&f);
@@ -367,6 +370,80 @@ static void test_hash_userspace(void)
 		   bad, bad_len);
 }
 
+
+/*
+ * The name hash the BPF side computes in parts (bpf/bloomblock.bpf.c match_name()):
+ * the chain over the whole name's words from its end, then one finish per suffix.
+ * Every suffix's hash from those parts equals bb_hash_name() of the suffix alone.
+ */
+static void test_name_hash_suffixes(void)
+{
+	__u8 key[BB_HASH_BUF] = { 0 };
+	__u64 st[BB_NAME_STATES];
+	size_t names = n_keys / 10, n, bad = 0, probes = 0;
+	__u32 bad_len = 0;
+
+	for (n = 0; n < names; n++) {
+		__u32 len = 1 + rnd() % BB_NAME_MAX, end = 1 + len, i, start;
+		__u64 seed = rnd(), s = bb_name_state0(seed);
+
+		for (i = 1; i <= len; i++)
+			key[i] = "abcdefghijklmnopqrstuvwxyz0123456789-."[rnd() % 38];
+		st[0] = s;
+		for (i = 0; i < len / 8; i++) {
+			s = bb_name_mix(s, bb_read64(key, end - 8 * (i + 1)));
+			st[i + 1] = s;
+		}
+		for (start = 1; start <= len; start += 1 + rnd() % 9) {
+			__u32 l = end - start, kind = rnd() & 1 ? BB_KEY_NAME : BB_KEY_NAME_PARENT;
+			__u64 parts = bb_name_fin(st[l / 8], bb_name_head(bb_read64(key, start), l), l,
+						  kind);
+
+			probes++;
+			if (parts != bb_hash_name(kind, key + start, l, seed) && !bad++)
+				bad_len = l;
+		}
+	}
+	tap_result(!bad, "name-hash-suffixes-from-one-chain", "%zu of %zu suffixes differ, first "
+		   "of %u bytes", bad, probes, bad_len);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Distinct name keys get distinct 64-bit hashes: names that differ in one byte, in
+ * length only by a trailing byte, or in kind. Any repeat among these 4n hashes
+ * would be a 1-in-2^40 accident, or a flaw of the hash.
+ */
+static void test_name_hash_distinct(void)
+{
+	size_t n = n_keys / 4, i, m = 0, repeats = 0;
+	__u64 *h = malloc(4 * n * sizeof(*h));
+	char name[64];
+
+	for (i = 0; h && i < n; i++) {
+		int len = sprintf(name, "h%zu.example", i);
+
+		h[m++] = bb_hash_name(BB_KEY_NAME, (const __u8 *)name, len, 1);
+		h[m++] = bb_hash_name(BB_KEY_NAME_PARENT, (const __u8 *)name, len, 1);
+		name[len] = 'a';	/* one byte longer */
+		h[m++] = bb_hash_name(BB_KEY_NAME, (const __u8 *)name, len + 1, 1);
+		name[0] = 'g';		/* the first byte differs */
+		h[m++] = bb_hash_name(BB_KEY_NAME, (const __u8 *)name, len, 1);
+	}
+	if (h)
+		qsort(h, m, sizeof(*h), cmp_u64);
+	for (i = 1; i < m; i++)
+		repeats += h[i] == h[i - 1];
+	tap_result(h && !repeats, "name-hash-distinct-keys", "%zu repeats among %zu hashes",
+		   repeats, m);
+	free(h);
+}
 
 static struct bb_block *blocks_in(void *ctx, __u32 nblocks)
 {
@@ -491,15 +568,19 @@ int main(void)
 		n_keys = 50000;
 	tap_plan_header();
 	test_hash_userspace();
+	test_name_hash_suffixes();
+	test_name_hash_distinct();
 	test_plan();
 	test_plen_plan();
 	test_prefixes();
 	test_no_false_negatives(0.001);
 	test_no_false_negatives(0.0001);
 	test_threads();
-	test_fpr(0.01);
-	test_fpr(0.001);
-	test_fpr(0.0001);	/* k = 16 */
+	test_fpr(false, 0.01);
+	test_fpr(false, 0.001);
+	test_fpr(false, 0.0001);	/* k = 16 */
+	test_fpr(true, 0.01);		/* names: bb_hash_name(), not XXH64 */
+	test_fpr(true, 0.001);
 	test_fpr_addr(true, 0.01);
 	test_fpr_addr(true, 0.001);
 	test_fpr_addr(false, 0.01);
