@@ -808,106 +808,115 @@ static int parse_hosts_line(struct bb_list *list, const char *addr, size_t alen,
 	return first_err ?: any;
 }
 
-/* Bytes of a hostname as lists write it: what name_check() accepts, in any case. */
-static const bool plain_name_byte[256] = {
-	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
-	['-'] = true, ['.'] = true, ['_'] = true,
+/*
+ * Bytes of a hostname as lists write it (what name_check() accepts, in any case),
+ * by class: any such byte, a digit or dot (an IPv4 address has only those), a dot,
+ * an upper-case letter.
+ */
+enum { PLAIN_NAME = 1, PLAIN_IP4 = 2, PLAIN_DOT = 4, PLAIN_UPPER = 8 };
+
+static const __u8 plain_class[256] = {
+	['a' ... 'z'] = PLAIN_NAME, ['A' ... 'Z'] = PLAIN_NAME | PLAIN_UPPER,
+	['0' ... '9'] = PLAIN_NAME | PLAIN_IP4, ['.'] = PLAIN_NAME | PLAIN_IP4 | PLAIN_DOT,
+	['-'] = PLAIN_NAME, ['_'] = PLAIN_NAME,
 };
 
-/*
- * parse_name() of a name of plain_name_byte[] bytes alone, in one pass: lowercased,
- * checked as name_check() does (the same first error), and refused when it is a
- * single label. A list is parsed twice when streamed: this is most of a pass.
- */
-static int plain_name(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
-		      const char **why)
+/* A strict dotted quad as inet_pton() reads it; false: anything else. */
+static bool plain_ip4(const char *s, size_t len, struct bb_entry *e)
 {
-	size_t label = 0, i;
-	bool dot = false;
+	unsigned int part = 0, digits = 0, value = 0;
+	size_t i;
 
 	memset(e, 0, sizeof(*e));
-	if (len && s[len - 1] == '.')
-		len--;
-	if (len == 0)
-		return reject(BB_REJECT_BAD_NAME, why, "empty name");
-	if (len > BB_NAME_MAX)
-		return reject(BB_REJECT_BAD_NAME, why, "name longer than 253 bytes");
-	if (len + 1 > size)
-		return reject(BB_REJECT_TOO_LONG, why, "name longer than the output buffer");
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (c == '.') {
-			if (label == 0)
-				return reject(BB_REJECT_BAD_NAME, why, "empty label in name");
-			label = 0;
-			dot = true;
-		} else if (++label > 63) {
-			return reject(BB_REJECT_BAD_NAME, why, "label longer than 63 bytes");
+	for (i = 0; i <= len; i++) {
+		if (i < len && is_digit(s[i])) {
+			if (digits && value == 0)
+				return false;	/* leading zero */
+			value = value * 10 + (unsigned int)(s[i] - '0');
+			if (++digits > 3 || value > 255)
+				return false;
+			continue;
 		}
-		text[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+		if (!digits || part > 3 || (i < len && part == 3))
+			return false;
+		e->addr[part++] = (__u8)value;
+		digits = value = 0;
 	}
-	text[len] = '\0';
-	if (label == 0)
-		return reject(BB_REJECT_BAD_NAME, why, "empty label in name");
-	if (!dot)
-		return reject(BB_REJECT_SINGLE_LABEL, why,
-			      "single-label name would match a whole top-level domain");
-	e->kind = BB_ENTRY_NAME;
-	e->text = text;
-	return 0;
+	if (part != 4)
+		return false;
+	e->kind = BB_ENTRY_IP4;
+	e->plen = 32;
+	return true;
 }
 
 /*
  * The two line shapes of big lists, a bare IPv4 address and a bare hostname, and
  * nothing else: each gives the entry, or the reject, that the general path gives
- * (see parse_entry()), without its scans for comments, Adblock syntax and URLs.
- * 1: done, *e or *err set; 0: not this shape, take the general path.
+ * (see parse_entry() and name_check()), without its scans for comments, Adblock
+ * syntax and URLs. One pass over the bytes classifies them, lowercases the name
+ * into text and checks its labels; a list is parsed twice when streamed, and
+ * this is most of a pass. A reject is only given once every byte is known to be
+ * a name byte: any other byte sends the line to the general path, whatever came
+ * before it. 1: done, *e or *err set; 0: not this shape, take the general path.
  */
 static int parse_plain(const char *s, size_t len, struct bb_entry *e, char *text, size_t size,
 		       int *err, const char **why)
 {
-	unsigned int part = 0, digits = 0, value = 0;
-	bool only_ip4_bytes = true;
-	size_t i;
+	size_t name_len = len, label = 0, i;
+	const char *loop_why = NULL;
+	bool dot = false, copy;
+	__u8 all = PLAIN_NAME | PLAIN_IP4;
 
-	if (!is_digit(s[0]) && !plain_name_byte[(unsigned char)s[0]])
-		return 0;
-	if (s[0] == '-' || s[0] == '.' || s[0] == '_')
+	if (!plain_class[(unsigned char)s[0]] || s[0] == '-' || s[0] == '.' || s[0] == '_')
 		return 0;	/* the general path calls these patterns */
+	if (s[len - 1] == '.')
+		name_len--;	/* one trailing dot: the root */
+	copy = name_len + 1 <= size;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		__u8 cls = plain_class[c];
 
-		if (!plain_name_byte[c])
+		all &= cls;
+		if (!cls)
 			return 0;
-		if (!is_digit(c) && c != '.')
-			only_ip4_bytes = false;
+		if (copy && i < name_len)
+			text[i] = (char)(c | (cls & PLAIN_UPPER) << 2);	/* 'A' | 0x20 = 'a' */
+		if (loop_why || i >= name_len)
+			continue;
+		if (cls & PLAIN_DOT) {
+			if (label == 0)
+				loop_why = "empty label in name";
+			label = 0;
+			dot = true;
+		} else if (++label > 63) {
+			loop_why = "label longer than 63 bytes";
+		}
 	}
-	if (!only_ip4_bytes) {
-		*err = plain_name(s, len, e, text, size, why);
+	if (all & PLAIN_IP4) {
+		if (!plain_ip4(s, len, e))
+			return 0;
+		*err = 0;
 		return 1;
 	}
-	/* Strict dotted quad as inet_pton() reads it; anything else goes the long way. */
 	memset(e, 0, sizeof(*e));
-	for (i = 0; i <= len; i++) {
-		if (i < len && is_digit(s[i])) {
-			if (digits && value == 0)
-				return 0;	/* leading zero */
-			value = value * 10 + (unsigned int)(s[i] - '0');
-			if (++digits > 3 || value > 255)
-				return 0;
-			continue;
-		}
-		if (!digits || part > 3 || (i < len && part == 3))
-			return 0;
-		e->addr[part++] = (__u8)value;
-		digits = value = 0;
-	}
-	if (part != 4)
-		return 0;
-	e->kind = BB_ENTRY_IP4;
-	e->plen = 32;
-	*err = 0;
+	if (name_len == 0)
+		*err = reject(BB_REJECT_BAD_NAME, why, "empty name");
+	else if (name_len > BB_NAME_MAX)
+		*err = reject(BB_REJECT_BAD_NAME, why, "name longer than 253 bytes");
+	else if (!copy)
+		*err = reject(BB_REJECT_TOO_LONG, why, "name longer than the output buffer");
+	else if (loop_why || label == 0)
+		*err = reject(BB_REJECT_BAD_NAME, why, loop_why ?: "empty label in name");
+	else if (!dot)
+		*err = reject(BB_REJECT_SINGLE_LABEL, why,
+			      "single-label name would match a whole top-level domain");
+	else
+		*err = 0;
+	if (*err)
+		return 1;
+	text[name_len] = '\0';
+	e->kind = BB_ENTRY_NAME;
+	e->text = text;
 	return 1;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "list.h"
+#include "rng.h"
 #include "tap.h"
 
 #define R(reason)	(-(1 + (reason)))
@@ -909,6 +910,94 @@ static void test_pieces(void)
 	check_pieces("urlhaus hosts then domains", path, real_path, 1024, 2, 20);
 }
 
+/*
+ * The fast path for bare names and addresses (parse_plain()) gives what the general
+ * path gives. A line "X # c" is never on the fast path (a space), and its comment
+ * goes before the general path parses X: so for random X of name bytes (upper
+ * case, digits, dots, dashes, underscores; long labels, long names, dotted quads,
+ * trailing dots) both lines must give the same entry or the same reject.
+ */
+static void random_plain_line(__u64 *rng, char *out, size_t *len)
+{
+	static const char bytes[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "....-_";
+	__u64 r = splitmix64(rng);
+	size_t n, i;
+
+	switch (r % 8) {
+	case 0:		/* a dotted quad, maybe with leading zeros or a part too big */
+		n = (size_t)sprintf(out, "%u.%u.%u.%u", (unsigned)(splitmix64(rng) % 300),
+				    (unsigned)(splitmix64(rng) % 260), (unsigned)(splitmix64(rng) % 10),
+				    (unsigned)(splitmix64(rng) % 256));
+		if (r & 0x100)
+			out[n++] = (r & 0x200) ? '.' : '0';
+		break;
+	case 1:		/* long labels: 60..66 bytes */
+		n = 0;
+		for (i = 0; i < 1 + (r >> 8) % 3; i++) {
+			size_t l = 60 + splitmix64(rng) % 7;
+
+			memset(out + n, 'a' + (int)i, l);
+			n += l;
+			out[n++] = '.';
+		}
+		n -= (r & 0x1000) ? 0 : 1;
+		break;
+	case 2:		/* long names: 240..260 bytes of 9-byte labels */
+		n = 240 + (r >> 8) % 21;
+		for (i = 0; i < n; i++)
+			out[i] = i % 10 == 9 ? '.' : 'x';
+		break;
+	default:	/* anything of name bytes, 1..40 */
+		n = 1 + (r >> 8) % 40;
+		for (i = 0; i < n; i++)
+			out[i] = bytes[splitmix64(rng) % (sizeof(bytes) - 1)];
+	}
+	out[n] = '\0';
+	*len = n;
+}
+
+static void test_plain_fast_path(void)
+{
+	size_t lines = 200000, i, differ = 0, fast = 0;
+	char first[400] = "", line[320], commented[330];
+	__u64 rng = 0x706c61696e;
+
+	for (i = 0; i < lines; i++) {
+		struct bb_list a, b;
+		const char *why_a = NULL, *why_b = NULL;
+		size_t len;
+		int ra, rb;
+		bool same;
+
+		random_plain_line(&rng, line, &len);
+		snprintf(commented, sizeof(commented), "%s # c", line);
+		bb_list_init(&a);
+		bb_list_init(&b);
+		ra = bb_list_parse_line(&a, line, len, &why_a);
+		rb = bb_list_parse_line(&b, commented, strlen(commented), &why_b);
+		same = ra == rb && a.n == b.n && !memcmp(&a.counts, &b.counts, sizeof(a.counts));
+		if (same && a.n == 1) {
+			const struct bb_entry *x = &a.entries[0], *y = &b.entries[0];
+
+			same = x->kind == y->kind && x->plen == y->plen && x->flags == y->flags &&
+			       !memcmp(x->addr, y->addr, sizeof(x->addr)) &&
+			       (!x->text) == (!y->text) && (!x->text || !strcmp(x->text, y->text));
+			fast += x->kind == BB_ENTRY_NAME || x->kind == BB_ENTRY_IP4;
+		}
+		if (same && a.n == 0)
+			same = (why_a && why_b && !strcmp(why_a, why_b)) || (!why_a && !why_b);
+		if (!same && !differ++)
+			snprintf(first, sizeof(first), "\"%s\": %d %zu (%s) against %d %zu (%s)", line,
+				 ra, a.n, why_a ? why_a : "-", rb, b.n, why_b ? why_b : "-");
+		bb_list_free(&a);
+		bb_list_free(&b);
+	}
+	tap_result(!differ && fast > lines / 4, "plain-fast-path-equals-general-path",
+		   "%zu of %zu random lines differ (%zu entries); first: %s", differ, lines, fast,
+		   first);
+}
+
 int main(void)
 {
 	const char *dir = getenv("BB_LISTS_DIR");
@@ -919,6 +1008,7 @@ int main(void)
 	test_lengths();
 	test_items();
 	test_names();
+	test_plain_fast_path();
 	test_real_lists();
 	test_list_contents();
 	test_files();
