@@ -204,12 +204,39 @@ static __always_inline int bb_block_test(const struct bb_block *blk, __u64 h, __
 	return all & 1;
 }
 
+/* The key's bits in each of the 8 words, unrolled: the salts become immediates. */
+static __always_inline void bb_block_masks(__u64 h, __u32 k, __u64 m[BB_WORDS])
+{
+	__u32 x = (__u32)h;
+
+	m[0] = 1ULL << ((x * bb_salts[0]) >> 26);
+	m[1] = 1ULL << ((x * bb_salts[1]) >> 26);
+	m[2] = 1ULL << ((x * bb_salts[2]) >> 26);
+	m[3] = 1ULL << ((x * bb_salts[3]) >> 26);
+	m[4] = 1ULL << ((x * bb_salts[4]) >> 26);
+	m[5] = 1ULL << ((x * bb_salts[5]) >> 26);
+	m[6] = 1ULL << ((x * bb_salts[6]) >> 26);
+	m[7] = 1ULL << ((x * bb_salts[7]) >> 26);
+	if (k > BB_WORDS) {
+		m[0] |= 1ULL << ((x * bb_salts[8]) >> 26);
+		m[1] |= 1ULL << ((x * bb_salts[9]) >> 26);
+		m[2] |= 1ULL << ((x * bb_salts[10]) >> 26);
+		m[3] |= 1ULL << ((x * bb_salts[11]) >> 26);
+		m[4] |= 1ULL << ((x * bb_salts[12]) >> 26);
+		m[5] |= 1ULL << ((x * bb_salts[13]) >> 26);
+		m[6] |= 1ULL << ((x * bb_salts[14]) >> 26);
+		m[7] |= 1ULL << ((x * bb_salts[15]) >> 26);
+	}
+}
+
 static __always_inline void bb_block_set(struct bb_block *blk, __u64 h, __u32 k)
 {
+	__u64 m[BB_WORDS];
 	__u32 w;
 
+	bb_block_masks(h, k, m);
 	for (w = 0; w < BB_WORDS; w++)
-		blk->words[w] |= bb_word_mask(h, w, k);
+		blk->words[w] |= m[w];
 }
 
 /* Canonical address keys, masked to plen. */

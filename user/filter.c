@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -307,7 +308,9 @@ struct build_job {
 	size_t at[SORT_BUCKETS];	/* where this range's next key of a bucket goes */
 	__u64 keys_by_kind[BB_KEY_KIND_MAX];
 	__u32 flags;
-	/* a streamed build: hashes wait in a batch, their blocks prefetched, then set */
+	/* a streamed build: hashes wait in a batch, their blocks prefetched, then set in
+	 * blocks (the filter's, or the stream's second copy), atomically when shared */
+	struct bb_block *blocks;
 	bool stream, atomic;
 	unsigned int n_batch;
 	__u64 batch[STREAM_BATCH];
@@ -315,24 +318,32 @@ struct build_job {
 };
 
 /*
- * Set a key's k bits in blk; true when one of them was clear. With atomic, the
- * words are OR'ed atomically: other threads set bits in the same blocks.
+ * Set a key's k bits in blk; true when one of them was clear. With atomic, other
+ * threads set bits in the same blocks: a word whose bits are all set already is
+ * left alone (bits are never cleared, so a plain read that sees them set is
+ * right), the others get a locked OR. Its old value is not asked for: x86 has no
+ * fetch-or, and asking turns `lock or` into a compare-exchange loop. A word that
+ * another thread set in between makes the key look fresh: that only moves the
+ * approximate repeat count.
  */
 static bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic)
 {
-	__u64 fresh = 0;
+	__u64 m[BB_WORDS], fresh = 0;
 	__u32 w;
 
-	for (w = 0; w < BB_WORDS; w++) {
-		__u64 m = bb_word_mask(h, w, k), old;
-
-		if (atomic) {
-			old = __atomic_fetch_or(&blk->words[w], m, __ATOMIC_RELAXED);
-		} else {
-			old = blk->words[w];
-			blk->words[w] = old | m;
+	bb_block_masks(h, k, m);
+	if (!atomic) {
+		for (w = 0; w < BB_WORDS; w++) {
+			fresh |= m[w] & ~blk->words[w];
+			blk->words[w] |= m[w];
 		}
-		fresh |= m & ~old;
+		return fresh != 0;
+	}
+	for (w = 0; w < BB_WORDS; w++) {
+		if ((__atomic_load_n(&blk->words[w], __ATOMIC_RELAXED) & m[w]) == m[w])
+			continue;
+		fresh = 1;
+		__atomic_fetch_or(&blk->words[w], m[w], __ATOMIC_RELAXED);
 	}
 	return fresh != 0;
 }
@@ -345,7 +356,7 @@ static void batch_flush(struct build_job *job)
 	for (i = 0; i < job->n_batch; i++) {
 		__u64 h = job->batch[i];
 
-		if (!block_set_fresh(&filter->blocks[bb_block_of(h, filter->hdr.nblocks)], h,
+		if (!block_set_fresh(&job->blocks[bb_block_of(h, filter->hdr.nblocks)], h,
 				     filter->hdr.k, job->atomic))
 			job->repeats++;
 	}
@@ -358,8 +369,7 @@ static void key_push(struct build_job *job, __u64 h)
 
 	if (job->stream) {
 		/* the block is a cache miss: ask for it now, set it a batch later */
-		__builtin_prefetch(&job->filter->blocks[bb_block_of(h, job->filter->hdr.nblocks)],
-				   1);
+		__builtin_prefetch(&job->blocks[bb_block_of(h, job->filter->hdr.nblocks)], 1);
 		job->batch[job->n_batch++] = h;
 		if (job->n_batch == STREAM_BATCH)
 			batch_flush(job);
@@ -411,19 +421,26 @@ static void add_ip(struct build_job *job, const struct bb_entry *e)
 	job->keys_by_kind[v4 ? BB_KEY_IP4 : BB_KEY_IP6] += count;
 }
 
-/* Keys of kinds[0..n) on the same text: the text is copied once, the tag rewritten. */
+/*
+ * Keys of kinds[0..n) on the same text. Names hash the text in place; a URL's key
+ * is the text behind its kind tag, copied once.
+ */
 static void add_text(struct build_job *job, const enum bb_key_kind *kinds, unsigned int n,
 		     const char *text)
 {
+	size_t len = strlen(text);
 	__u8 key[BB_KEY_MAX];
-	__u32 len = bb_key_text(key, kinds[0], text, strlen(text));
 	unsigned int i;
 
+	if (len > BB_KEY_MAX - 1)
+		len = BB_KEY_MAX - 1;	/* as bb_key_text() cuts */
 	for (i = 0; i < n; i++) {
-		key[0] = kinds[i];
 		job->keys_by_kind[kinds[i]]++;
-		key_push(job, kinds[i] == BB_KEY_URL ? XXH64(key, len, job->seed) :
-			 bb_hash_name(kinds[i], key + 1, len - 1, job->seed));
+		if (kinds[i] == BB_KEY_URL)
+			key_push(job, XXH64(key, bb_key_text(key, kinds[i], text, len), job->seed));
+		else
+			key_push(job, bb_hash_name(kinds[i], (const __u8 *)text, (__u32)len,
+						   job->seed));
 	}
 }
 
@@ -892,8 +909,17 @@ static __u64 expanded_keys(const __u64 *counts, unsigned int width,
 	return keys;
 }
 
+/*
+ * Threads set bits without atomics: a locked OR per word serialises the memory
+ * pipeline, and with it a 2-thread build ran no faster than 1. Thread 0 sets its
+ * keys' bits in the filter; the others in a second, private copy (atomically only
+ * when more than one shares it), ORed into the filter at the end. The copy costs
+ * one filter's size of memory, within the stated 2 x filter.
+ */
 struct bb_filter_stream {
 	struct bb_filter *filter;
+	struct bb_block *second;	/* NULL with one thread */
+	size_t second_len;
 	struct build_job jobs[BB_BUILD_MAX_THREADS];
 };
 
@@ -946,9 +972,23 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 		return err;
 	}
 	stream->filter = filter;
+	if (threads > 1) {
+		stream->second_len = (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES;
+		stream->second = mmap(NULL, stream->second_len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (stream->second == MAP_FAILED) {
+			free(stream);
+			bb_filter_free(filter);
+			return -ENOMEM;
+		}
+		/* random writes all over it: huge pages spare the TLB, where there are any */
+		madvise(stream->second, stream->second_len, MADV_HUGEPAGE);
+	}
 	for (t = 0; t < BB_BUILD_MAX_THREADS; t++)
 		stream->jobs[t] = (struct build_job){
-			.filter = filter, .seed = seed, .stream = true, .atomic = threads > 1,
+			.filter = filter, .seed = seed, .stream = true,
+			.blocks = t == 0 || !stream->second ? filter->blocks : stream->second,
+			.atomic = t > 0 && threads > 2,
 		};
 	*out = stream;
 	return 0;
@@ -962,14 +1002,22 @@ void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
 
 __u64 bb_filter_stream_end(struct bb_filter_stream *stream)
 {
-	__u64 repeats = 0;
+	__u64 repeats = 0, *dst, *src;
 	unsigned int t;
+	size_t i;
 
 	if (!stream)
 		return 0;
 	for (t = 0; t < BB_BUILD_MAX_THREADS; t++) {
 		batch_flush(&stream->jobs[t]);
 		repeats += stream->jobs[t].repeats;
+	}
+	if (stream->second) {
+		dst = (__u64 *)stream->filter->blocks;
+		src = (__u64 *)stream->second;
+		for (i = 0; i < stream->second_len / sizeof(*dst); i++)
+			dst[i] |= src[i];
+		munmap(stream->second, stream->second_len);
 	}
 	free(stream);
 	return repeats;
