@@ -85,6 +85,16 @@ static __always_inline __u64 bb_lower8(__u64 v)
 	return v | upper >> 2;
 }
 
+/*
+ * The index of the lowest zero byte, from z = (v - 0x01..) & ~v & 0x80.. != 0: its
+ * lowest set bit is exact (the borrows only mark bytes above a zero), bit 8i + 7.
+ * (1 << 8i) * 0x0001020304050607 has i in its top byte.
+ */
+static __always_inline __u32 bb_low_zero_byte(__u64 z)
+{
+	return (__u32)((((z & -z) >> 7) * 0x0001020304050607ULL) >> 56) & 7;
+}
+
 /* Is one of the eight bytes zero? */
 static __always_inline int bb_has_zero8(__u64 v)
 {
@@ -124,15 +134,28 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 		__builtin_memcpy(key + w * 8, &v, 8);
 	}
 	w = bb_forget(key, w * 8) & 511;	/* one verifier state for every w */
-	for (i = 0; i < 8; i++) {
-		const __u8 *p = q + w + i;
+	if ((void *)(q + w + 8) <= end) {
+		/* the word with the zero byte (QTYPE and QCLASS follow the name, so it is
+		 * usually whole in the packet): copy it all, the zero is its lowest zero */
+		__u64 v, z;
 
-		if ((void *)(p + 1) > end)
-			return BB_NAME_BAD;
-		key[(w + i) & BB_KEYBUF_MASK] = bb_lower(*p);
-		if (!*p) {
-			raw = w + i + 1;
-			break;
+		__builtin_memcpy(&v, q + w, 8);
+		z = (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+		if (z) {
+			__builtin_memcpy(key + (w & BB_KEYBUF_MASK), &(__u64){ bb_lower8(v) }, 8);
+			raw = w + bb_low_zero_byte(z) + 1;
+		}
+	} else {
+		for (i = 0; i < 8; i++) {
+			const __u8 *p = q + w + i;
+
+			if ((void *)(p + 1) > end)
+				return BB_NAME_BAD;
+			key[(w + i) & BB_KEYBUF_MASK] = bb_lower(*p);
+			if (!*p) {
+				raw = w + i + 1;
+				break;
+			}
 		}
 	}
 	if (raw > BB_NAME_MAX + 2)

@@ -169,6 +169,40 @@ static void test_words(void)
 		   "%u wrong", bad_zero);
 }
 
+/*
+ * bb_low_zero_byte() gives the first zero byte of a word, whatever the bytes after
+ * it (zeros, 0x01 whose borrow marks them too, anything), nonzero bytes before it.
+ */
+static void test_low_zero_byte(void)
+{
+	unsigned int first, rep, bad = 0, got = 0;
+
+	for (first = 0; first < 8; first++) {
+		for (rep = 0; rep < 20000; rep++) {
+			__u8 in[8];
+			__u64 v, z;
+			unsigned int i;
+
+			for (i = 0; i < 8; i++) {
+				__u8 r = (__u8)rng_next();
+
+				if (i < first)
+					in[i] = r | (rep & 1);	/* some 0x01: a borrow source */
+				else
+					in[i] = i == first ? 0 : rep % 3 == 0 ? 1 : rep % 3 == 1 ? 0 : r;
+				if (i < first && !in[i])
+					in[i] = 1;
+			}
+			memcpy(&v, in, 8);
+			z = (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+			got = bb_low_zero_byte(z);
+			bad += got != first;
+		}
+	}
+	tap_result(!bad, "bb_low_zero_byte finds the first zero byte of a word",
+		   "%u wrong (last answer %u)", bad, got);
+}
+
 static void test_dns(void)
 {
 	char name[512], msg[400];
@@ -1283,6 +1317,7 @@ int main(void)
 		   "%zu %zu %td", strlen(dns_253), strlen(dns_254),
 		   strstr(http_host_at_504, "\nHost:") - http_host_at_504);
 	test_words();
+	test_low_zero_byte();
 	test_dns();
 	test_http();
 	test_tls();
