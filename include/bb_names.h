@@ -95,6 +95,18 @@ static __always_inline __u32 bb_low_zero_byte(__u64 z)
 	return (__u32)((((z & -z) >> 7) * 0x0001020304050607ULL) >> 56) & 7;
 }
 
+/* Bit 7 of the lowest zero byte, and maybe of bytes above it: see bb_low_zero_byte(). */
+static __always_inline __u64 bb_zero_bytes(__u64 v)
+{
+	return (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+}
+
+/* The same for bytes below n (n <= 128). */
+static __always_inline __u64 bb_bytes_below(__u64 v, __u8 n)
+{
+	return (v - 0x0101010101010101ULL * n) & ~v & 0x8080808080808080ULL;
+}
+
 /* Is one of the eight bytes zero? */
 static __always_inline int bb_has_zero8(__u64 v)
 {
@@ -287,18 +299,39 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 	 * line. One 8-byte compare per position, not six: each branch in this loop
 	 * is a state the verifier keeps pending, and it keeps at most 8192.
 	 */
-	for (i = path_end; i < BB_HTTP_SCAN_MAX - 8; i++) {
-		__u64 v;
+	/*
+	 * Only a line feed can start either: eight bytes a step to the next one, then
+	 * the compare there. Each step moves 8 bytes, or to just past a line feed.
+	 */
+	for (n = 0, i = path_end; n < BB_HTTP_SCAN_MAX - 8; n++) {
+		__u64 v, lf;
 
-		if (i + 6 > reqlen)
+		/* both ways on, a word without a line feed or a line that is not Host,
+		 * meet here as one verifier state: i through memory */
+		i = bb_forget(key, i);
+		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
 			break;
-		__builtin_memcpy(&v, req + i, sizeof(v));	/* little-endian */
+		/* little-endian; the mask, a no-op here, bounds i for the verifier (and
+		 * the barrier keeps clang from dropping it for the check above) */
+		bb_barrier_var(i);
+		__builtin_memcpy(&v, req + (i & (BB_HTTP_SCAN_MAX - 1)), sizeof(v));
+		lf = bb_zero_bytes(v ^ 0x0a0a0a0a0a0a0a0aULL);
+		if (!lf) {
+			i += 8;
+			continue;
+		}
+		i += bb_low_zero_byte(lf);
+		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
+			break;
+		bb_barrier_var(i);
+		__builtin_memcpy(&v, req + (i & (BB_HTTP_SCAN_MAX - 1)), sizeof(v));
 		if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
 			host_start = i + 6;
 			break;
 		}
 		if ((v & 0xffff) == 0x0d0a || (v & 0xffff) == 0x0a0a)
 			break;	/* end of headers */
+		i++;
 	}
 	host_start = bb_forget(key, host_start);
 	reqlen = bb_forget(key, reqlen);
@@ -326,20 +359,23 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 	}
 	host_start = bb_forget(key, i);
 	reqlen = bb_forget(key, reqlen);
-	for (i = 0; i < BB_NAME_MAX + 1; i++) {
-		__u32 at = host_start + i;
-		__u8 c;
+	/* the value up to CR, LF, space, tab or the port's colon, eight bytes a step */
+	for (n = 0, i = BB_NAME_MAX + 1; n < (BB_NAME_MAX + 8) / 8; n++) {
+		__u64 v, stop;
 
-		if (at >= reqlen)
-			return BB_NAME_BAD;
-		c = req[at & (BB_HTTP_SCAN_MAX - 1)];
-		if (c <= ' ' || c == ':')	/* CR, LF, space, tab; the port */
+		__builtin_memcpy(&v, req + ((host_start + n * 8) & (BB_HTTP_SCAN_MAX - 1)), 8);
+		__builtin_memcpy(key + 1 + n * 8, &v, 8);
+		stop = bb_bytes_below(v, 0x21) | bb_zero_bytes(v ^ 0x3a3a3a3a3a3a3a3aULL);
+		if (stop) {
+			i = n * 8 + bb_low_zero_byte(stop);
 			break;
-		key[(1 + i) & BB_KEYBUF_MASK] = c;
+		}
 	}
-	if (i > BB_NAME_MAX)
+	i = bb_forget(key, i);
+	/* too long, or no end in the request (what the copy read past it does not count) */
+	if (i > BB_NAME_MAX || host_start + i >= reqlen)
 		return BB_NAME_BAD;
-	*host_len = bb_forget(key, i);
+	*host_len = i;
 	path_end = bb_forget(key, path_end);
 	path_start = bb_forget(key, path_start);
 	i = bb_name_finish(key, host_len);
@@ -353,10 +389,14 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 		n = BB_KEY_MAX - 1 - *host_len;
 		*path_full = 0;
 	}
-	for (i = 0; i < BB_KEY_MAX; i++) {
-		if (i >= n)
+	/* eight bytes a step: what goes past the path's end is never read */
+	for (i = 0; i < BB_KEY_MAX / 8; i++) {
+		__u64 v;
+
+		if (i * 8 >= n)
 			break;
-		key[(1 + *host_len + i) & BB_KEYBUF_MASK] = req[(path_start + i) & (BB_HTTP_SCAN_MAX - 1)];
+		__builtin_memcpy(&v, req + ((path_start + i * 8) & (BB_HTTP_SCAN_MAX - 1)), 8);
+		__builtin_memcpy(key + ((1 + *host_len + i * 8) & (BB_KEYBUF_BYTES / 2 - 1)), &v, 8);
 	}
 	*path_len = n;
 	return BB_NAME_FOUND;

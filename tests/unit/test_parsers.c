@@ -483,6 +483,53 @@ static void test_http(void)
 	}
 }
 
+/*
+ * The word-at-a-time scans: the Host line's line feed at every alignment (a padding
+ * header of 0 to 23 bytes before it), host values of every length from 1 to 40 and
+ * 245 to 256, with and without a port, the line end right after the value or cut
+ * off; each with zeros and with a decoy after the request.
+ */
+static void test_http_alignments(void)
+{
+	static const __u8 zeros[24];
+	const __u8 *decoy = (const __u8 *)"\r\nHost: decoy.example\r\n\n";
+	static char req[700], host[300], path[40];
+	unsigned int pad, hl, form, runs = 0, bad = 0;
+	char first[400] = "";
+
+	for (pad = 0; pad < 24; pad++) {
+		for (hl = 1; hl <= 256; hl++) {
+			if (hl > 40 && hl < 245)
+				continue;
+			for (form = 0; form < 3; form++) {
+				struct http_case c = { "alignment", req, BB_NAME_FOUND, host, path, 1 };
+				char msg[300] = "";
+				unsigned int i;
+
+				for (i = 0; i < hl; i++)	/* labels of 9, then a dot */
+					host[i] = i % 10 == 9 && i + 1 < hl ? '.' : 'a' + i % 26;
+				host[hl] = 0;
+				snprintf(path, sizeof(path), "/p%u", pad);
+				snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nX: %.*s\r\nHost: %s%s",
+					 path, (int)pad, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", host,
+					 form == 0 ? "\r\n\r\n" : form == 1 ? ":8080\r\n\r\n" : "");
+				if (hl > BB_NAME_MAX || form == 2)
+					c.result = BB_NAME_BAD;	/* too long; no end to the value */
+				c.full = 1 + hl + strlen(path) <= BB_KEY_MAX;	/* else cut */
+				if (strlen(req) > BB_HTTP_SCAN_MAX)
+					continue;
+				runs++;
+				if ((!http_check(&c, zeros, msg, sizeof(msg)) ||
+				     !http_check(&c, decoy, msg, sizeof(msg))) && !bad++)
+					snprintf(first, sizeof(first), "pad %u, host %u bytes, form %u: %s",
+						 pad, hl, form, msg);
+			}
+		}
+	}
+	tap_result(!bad && runs > 3000, "bb_http_request: the Host line at every alignment, "
+		   "values of every length", "%u of %u wrong; first: %s", bad, runs, first);
+}
+
 /* ---- TLS ClientHello walk ---- */
 
 struct hello_spec {
@@ -1320,6 +1367,7 @@ int main(void)
 	test_low_zero_byte();
 	test_dns();
 	test_http();
+	test_http_alignments();
 	test_tls();
 	test_parents();
 	test_parents_recorded();
