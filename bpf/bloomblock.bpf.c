@@ -420,7 +420,16 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 	w = &c->sc->walk;
 	__builtin_memset(w, 0, sizeof(*w) - BB_TLS_BUF);
 	w->segments = 1;
-	ret = bb_tls_walk(w, p, data_end, pkt->payload_len);
+	/*
+	 * The fast path reads through its own copy of the payload pointer (plus an
+	 * offset the verifier sees as 0 or 1, always 0) and of its length: what its
+	 * checks teach the verifier about them would otherwise split its walk of
+	 * bb_tls_walk() into one per way out of bb_tls_whole().
+	 */
+	ret = bb_tls_whole(w, p + (bb_forget(c->sc->key, 0) & 1), data_end,
+			   bb_forget(c->sc->key, pkt->payload_len));
+	if (ret == BB_TLS_MORE)
+		ret = bb_tls_walk(w, p, data_end, pkt->payload_len);
 	if (ret == BB_TLS_MORE) {
 		w->seg_lo = pkt->payload_len;
 		w->next_seq = pkt->seq + pkt->payload_len;

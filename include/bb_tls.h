@@ -260,4 +260,106 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 	return bb_tls_gather(w, data, end, seg_len, w->name_len, BB_TLS_BUF, 1) ? BB_TLS_SNI : BB_TLS_MORE;
 }
 
+/*
+ * The common case, fast: a new ClientHello whose fields, up to the whole SNI, are
+ * in this one segment, read at packet offsets with the walk's own checks and
+ * limits. BB_TLS_SNI: w->buf[0 .. w->name_len) holds the name and w->ech is set as
+ * the walk would set it; the outcome is the walk's. BB_TLS_MORE: anything else
+ * (a field past the segment, no SNI, a bad length, more extensions than the walk
+ * follows), and the walk decides. w must be fresh (bb_tls_walk() from its start):
+ * only the name's bytes in w->buf may be left behind, which the walk overwrites
+ * before it reads them.
+ */
+static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data, const void *end,
+					__u32 seg_len)
+{
+	__u32 pos, len, hello_end, ext_end, e, ech = 0, type;
+	const __u8 *q;
+
+	/* record (5), handshake header (4), version and random (34), session id length */
+	if ((void *)(data + 44) > end || seg_len < 44)
+		return BB_TLS_MORE;
+	if (data[0] != 22 || data[1] != 3 || data[5] != 1)
+		return BB_TLS_MORE;
+	len = bb_tls_be16(data + 3);
+	hello_end = (__u32)data[6] << 16 | bb_tls_be16(data + 7);
+	if (len < 4 || 9 + hello_end > 5 + len || data[43] > 32)
+		return BB_TLS_MORE;
+	hello_end += 9;
+	pos = 44 + data[43];		/* the cipher suites' length */
+	q = data + pos;
+	if ((void *)(q + 2) > end || pos + 2 > seg_len)
+		return BB_TLS_MORE;
+	len = bb_tls_be16(q);
+	if (len < 2 || (len & 1))
+		return BB_TLS_MORE;
+	pos += 2 + len;			/* the compression methods' length */
+	if (pos >= BB_TLS_MAX_BYTES || pos + 1 > seg_len)
+		return BB_TLS_MORE;
+	bb_barrier_var(pos);
+	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
+	if ((void *)(q + 1) > end || q[0] < 1)
+		return BB_TLS_MORE;
+	pos += 1 + q[0];		/* the extensions' length */
+	if (pos >= BB_TLS_MAX_BYTES || pos + 2 > hello_end || pos + 2 > seg_len)
+		return BB_TLS_MORE;
+	bb_barrier_var(pos);
+	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
+	if ((void *)(q + 2) > end)
+		return BB_TLS_MORE;
+	ext_end = pos + 2 + bb_tls_be16(q);
+	if (ext_end > hello_end)
+		return BB_TLS_MORE;
+	pos += 2;
+	/* the walk spends 6 steps to here, then one per extension header and one on
+	 * the server_name list, in 40: the server_name must be among the first 33 */
+	for (e = 0; e < BB_TLS_MAX_STEPS - 7; e++) {
+		if (pos >= BB_TLS_MAX_BYTES || pos + 4 > ext_end || pos + 4 > seg_len)
+			return BB_TLS_MORE;
+		bb_barrier_var(pos);
+		q = data + (pos & (BB_TLS_MAX_BYTES - 1));
+		if ((void *)(q + 4) > end)
+			return BB_TLS_MORE;
+		type = bb_tls_be16(q);
+		len = bb_tls_be16(q + 2);
+		if (pos + 4 + len > ext_end)
+			return BB_TLS_MORE;
+		ech |= type == BB_TLS_EXT_ECH;
+		if (type == BB_TLS_EXT_SERVER_NAME)
+			break;
+		pos += 4 + len;
+	}
+	if (e == BB_TLS_MAX_STEPS - 7 || len < 5)
+		return BB_TLS_MORE;
+	/* the server_name list: its length, name type 0, the name's length */
+	pos += 4;
+	if (pos >= BB_TLS_MAX_BYTES || pos + 5 > seg_len)
+		return BB_TLS_MORE;
+	bb_barrier_var(pos);
+	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
+	if ((void *)(q + 5) > end)
+		return BB_TLS_MORE;
+	len = bb_tls_be16(q + 3);
+	if (q[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 || 3 + len > bb_tls_be16(q) ||
+	    pos + 5 + len > ext_end || pos + 5 + len > seg_len || pos + 5 + len > BB_TLS_MAX_BYTES)
+		return BB_TLS_MORE;
+	/* the name, eight bytes at a time; what is copied past len is never read */
+	pos += 5;
+	for (e = 0; e < BB_TLS_BUF / 8; e++) {
+		__u64 v;
+
+		if (e * 8 >= len)
+			break;
+		bb_barrier_var(pos);
+		q = data + ((pos + e * 8) & (BB_TLS_MAX_BYTES - 1));
+		if ((void *)(q + 8) > end)
+			return BB_TLS_MORE;	/* the name ends within 8 bytes of the packet */
+		__builtin_memcpy(&v, q, 8);
+		__builtin_memcpy(w->buf + e * 8, &v, 8);
+	}
+	w->name_len = len;
+	w->ech |= ech;
+	return BB_TLS_SNI;
+}
+
 #endif /* BB_TLS_H */

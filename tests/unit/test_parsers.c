@@ -743,6 +743,92 @@ static const struct tls_case tls_cases[] = {
 	  BB_TLS_BAD },
 };
 
+/*
+ * bb_tls_whole() against bb_tls_walk() on the same one segment. Whenever the fast
+ * path answers, the walk gives the same name and the same ECH flag; and on every
+ * well-formed hello whose name does not end in its last 8 bytes, it does answer.
+ * Then the same on mutated hellos: 1 to 3 random bytes changed in the fields the
+ * fast path reads, or the segment cut short.
+ */
+static int tls_compare(const __u8 *seg, size_t n, bool *answered, char *msg, size_t size)
+{
+	struct bb_tls_walk fast, walk;
+	__u8 *copy = dup_exact(seg, n);
+	int rf, rw;
+
+	memset(&fast, 0, sizeof(fast));
+	memset(&walk, 0, sizeof(walk));
+	rf = bb_tls_whole(&fast, copy, copy + n, (__u32)n);
+	rw = bb_tls_walk(&walk, copy, copy + n, (__u32)n);
+	free(copy);
+	*answered = rf == BB_TLS_SNI;
+	if (rf == BB_TLS_MORE)
+		return 0;
+	if (rf != BB_TLS_SNI || rw != BB_TLS_SNI || fast.name_len != walk.name_len ||
+	    memcmp(fast.buf, walk.buf, fast.name_len) || fast.ech != walk.ech) {
+		snprintf(msg, size, "fast %s (name %u bytes, ech %u), walk %s (name %u, ech %u)",
+			 tls_results[rf & 3], fast.name_len, fast.ech, tls_results[rw & 3],
+			 walk.name_len, walk.ech);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_tls_whole(void)
+{
+	static __u8 hello[20000], mutated[20000];
+	unsigned int i, rep, differ = 0, declined = 0, answered_n = 0, mutations = 0;
+	char msg[300] = "", first[400] = "";
+	size_t len, sni_off;
+	bool answered;
+
+	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
+		const struct tls_case *c = &tls_cases[i];
+
+		len = hello_build(&c->h, hello, &sni_off);
+		if (tls_compare(hello, len, &answered, msg, sizeof(msg)) && !differ++)
+			snprintf(first, sizeof(first), "%s: %s", c->name, msg);
+		answered_n += answered;
+		/* a whole, valid hello with room after its name: the fast path must take it */
+		if (c->result == BB_TLS_SNI && !answered &&
+		    sni_off + strlen(c->h.sni) + 8 <= len && !declined++ && !differ)
+			snprintf(first, sizeof(first), "%s: the fast path declined it", c->name);
+	}
+	tap_result(!differ && !declined && answered_n > 0,
+		   "bb_tls_whole: the walk's answer on every table hello, and every good one taken",
+		   "%u differ, %u declined, %u answered; first: %s", differ, declined, answered_n,
+		   first);
+
+	differ = 0;
+	first[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
+		const struct tls_case *c = &tls_cases[i];
+		size_t span;
+
+		if (c->result != BB_TLS_SNI)
+			continue;
+		len = hello_build(&c->h, hello, &sni_off);
+		span = sni_off + strlen(c->h.sni) + 4;
+		for (rep = 0; rep < 3000; rep++) {
+			size_t n = len, k, flips = 1 + rng_next() % 3;
+
+			memcpy(mutated, hello, len);
+			if (rep % 4 == 0) {
+				n = rng_next() % (len + 1);	/* the segment cut short */
+			} else {
+				for (k = 0; k < flips; k++)
+					mutated[rng_next() % (span < len ? span : len)] = (__u8)rng_next();
+			}
+			mutations++;
+			if (tls_compare(mutated, n, &answered, msg, sizeof(msg)) && !differ++)
+				snprintf(first, sizeof(first), "%s, mutation %u: %s", c->name, rep, msg);
+		}
+	}
+	tap_result(!differ && mutations > 10000,
+		   "bb_tls_whole: the walk's answer on mutated and cut hellos, whenever it answers",
+		   "%u of %u differ; first: %s", differ, mutations, first);
+}
+
 static void test_tls(void)
 {
 	static __u8 hello[20000];
@@ -1369,6 +1455,7 @@ int main(void)
 	test_http();
 	test_http_alignments();
 	test_tls();
+	test_tls_whole();
 	test_parents();
 	test_parents_recorded();
 	test_prefixes();
