@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* XXH64 and the probe scheme, one implementation for BPF and for userspace tests. */
+/* The hashes (XXH64, fmix64, the name chain) and the probe scheme, for BPF and userspace. */
 #ifndef BB_HASH_H
 #define BB_HASH_H
 
@@ -287,7 +287,7 @@ static __always_inline void bb_key_ip6_make(struct bb_key_ip6 *key, const __u8 *
  * and chained over the IPv6 key's other words. That is 2 multiplies for an IPv4
  * key against XXH64's 5, and 6 against 10 for IPv6: a third of a hot address
  * check. Distinct IPv4 keys never collide before the block and bit choice.
- * Names (variable length, up to 255 bytes) keep XXH64.
+ * URLs (variable length, up to 255 bytes) keep XXH64; names take bb_hash_name().
  */
 static __always_inline __u64 bb_fmix64(__u64 h)
 {
