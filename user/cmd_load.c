@@ -63,16 +63,12 @@ static void load_usage(FILE *out)
 		"unless given.\n");
 }
 
-static int parse_mode(const char *s, __u32 *flags)
-{
-	if (!strcmp(s, "drop"))
-		*flags = BB_HDR_F_DROP;
-	else if (!strcmp(s, "flag"))
-		*flags = 0;
-	else
-		return -EINVAL;
-	return 0;
-}
+/* The words of the options that name one of a few choices, in their enums' order. */
+static const char *const mode_words[] = { "drop", "flag", NULL };
+static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
+static const char *const hook_words[] = { "xdp", "tc-ingress", "tc-egress", NULL };
+static const char *const addr_words[] = { "peer", "both", NULL };
+static const char *const stream_words[] = { "auto", "always", "never", NULL };
 
 /* "53", "80,8080": at most BB_MAX_PORTS ports, 1..65535. */
 static int parse_ports(const char *s, __u16 *ports)
@@ -297,7 +293,7 @@ int cmd_load(int argc, char **argv)
 	struct bb_config cfg;
 	__u32 extra_flags = 0;
 	const char *ifnames[MAX_IFACES];
-	int ifindexes[MAX_IFACES], n_ifaces = 0, opt, i, err, ret = BB_EXIT_ERROR;
+	int ifindexes[MAX_IFACES], n_ifaces = 0, opt, i, c, err, ret = BB_EXIT_ERROR;
 	struct bb_filter_opts fopts = { .fpr = BB_FPR_DEFAULT };
 	struct bb_list_opts lopts = { .report = stderr, .report_max = 20 };
 	enum bb_xdp_mode xdp_mode = BB_XDP_AUTO, used;
@@ -331,10 +327,9 @@ int cmd_load(int argc, char **argv)
 			ifnames[n_ifaces++] = optarg;
 			break;
 		case 'm':
-			if (parse_mode(optarg, &fopts.flags)) {
-				pr_err("--mode is drop or flag, not '%s'\n", optarg);
+			if ((c = bb_parse_choice("--mode", optarg, mode_words)) < 0)
 				return BB_EXIT_USAGE;
-			}
+			fopts.flags = c == 0 ? BB_HDR_F_DROP : 0;
 			mode_given = true;
 			break;
 		case 'f':
@@ -345,16 +340,9 @@ int cmd_load(int argc, char **argv)
 			strict = true;
 			break;
 		case 'x':
-			if (!strcmp(optarg, "auto"))
-				xdp_mode = BB_XDP_AUTO;
-			else if (!strcmp(optarg, "native"))
-				xdp_mode = BB_XDP_NATIVE;
-			else if (!strcmp(optarg, "generic"))
-				xdp_mode = BB_XDP_GENERIC;
-			else {
-				pr_err("--xdp-mode is auto, native or generic, not '%s'\n", optarg);
+			if ((c = bb_parse_choice("--xdp-mode", optarg, xdp_mode_words)) < 0)
 				return BB_EXIT_USAGE;
-			}
+			xdp_mode = (enum bb_xdp_mode)c;
 			break;
 		case 'v':
 			lopts.report_max = 0;
@@ -371,25 +359,16 @@ int cmd_load(int argc, char **argv)
 			break;
 		}
 		case 'H':
-			if (!strcmp(optarg, "xdp"))
-				hooks[BB_HOOK_XDP] = true;
-			else if (!strcmp(optarg, "tc-ingress"))
-				hooks[BB_HOOK_TC_INGRESS] = true;
-			else if (!strcmp(optarg, "tc-egress"))
-				hooks[BB_HOOK_TC_EGRESS] = true;
-			else {
-				pr_err("--hook is xdp, tc-ingress or tc-egress, not '%s'\n", optarg);
+			if ((c = bb_parse_choice("--hook", optarg, hook_words)) < 0)
 				return BB_EXIT_USAGE;
-			}
+			hooks[c] = true;
 			any_hook = true;
 			break;
 		case 'A':
-			if (!strcmp(optarg, "both"))
-				extra_flags |= BB_HDR_F_ADDR_BOTH;
-			else if (strcmp(optarg, "peer")) {
-				pr_err("--addr is peer or both, not '%s'\n", optarg);
+			if ((c = bb_parse_choice("--addr", optarg, addr_words)) < 0)
 				return BB_EXIT_USAGE;
-			}
+			if (c)
+				extra_flags |= BB_HDR_F_ADDR_BOTH;
 			given[0] = true;
 			break;
 		case 'D':
@@ -437,16 +416,9 @@ int cmd_load(int argc, char **argv)
 			break;
 		}
 		case 'R':
-			if (!strcmp(optarg, "auto"))
-				stream_when = STREAM_AUTO;
-			else if (!strcmp(optarg, "always"))
-				stream_when = STREAM_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				stream_when = STREAM_NEVER;
-			else {
-				pr_err("--stream is auto, always or never, not '%s'\n", optarg);
+			if ((c = bb_parse_choice("--stream", optarg, stream_words)) < 0)
 				return BB_EXIT_USAGE;
-			}
+			stream_when = (enum stream_when)c;
 			break;
 		case 'h':
 			load_usage(stdout);

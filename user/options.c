@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "options.h"
@@ -45,4 +46,20 @@ int bb_parse_fpr(const char *s, double *fpr)
 	}
 	*fpr = v;
 	return 0;
+}
+
+int bb_parse_choice(const char *opt, const char *arg, const char *const *words)
+{
+	char list[128] = "";
+	size_t len = 0;
+	int i, n;
+
+	for (n = 0; words[n]; n++)
+		if (!strcmp(arg, words[n]))
+			return n;
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+	pr_err("%s is %s, not '%s'\n", opt, list, arg);
+	return -EINVAL;
 }
