@@ -270,6 +270,23 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
  * only the name's bytes in w->buf may be left behind, which the walk overwrites
  * before it reads them.
  */
+/*
+ * n bytes of the segment at stream offset pos (below BB_TLS_MAX_BYTES), or NULL:
+ * past the segment or the packet. The mask, a no-op, bounds pos for the verifier;
+ * the barrier keeps clang from dropping it for the check before it.
+ */
+static __always_inline const __u8 *bb_tls_at(const __u8 *data, const void *end, __u32 seg_len,
+					     __u32 pos, __u32 n)
+{
+	const __u8 *q;
+
+	if (pos >= BB_TLS_MAX_BYTES || pos + n > seg_len)
+		return NULL;
+	bb_barrier_var(pos);
+	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
+	return (void *)(q + n) > end ? NULL : q;
+}
+
 static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data, const void *end,
 					__u32 seg_len)
 {
@@ -287,25 +304,19 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 		return BB_TLS_MORE;
 	hello_end += 9;
 	pos = 44 + data[43];		/* the cipher suites' length */
-	q = data + pos;
-	if ((void *)(q + 2) > end || pos + 2 > seg_len)
+	q = bb_tls_at(data, end, seg_len, pos, 2);
+	if (!q)
 		return BB_TLS_MORE;
 	len = bb_tls_be16(q);
 	if (len < 2 || (len & 1))
 		return BB_TLS_MORE;
 	pos += 2 + len;			/* the compression methods' length */
-	if (pos >= BB_TLS_MAX_BYTES || pos + 1 > seg_len)
-		return BB_TLS_MORE;
-	bb_barrier_var(pos);
-	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
-	if ((void *)(q + 1) > end || q[0] < 1)
+	q = bb_tls_at(data, end, seg_len, pos, 1);
+	if (!q || q[0] < 1)
 		return BB_TLS_MORE;
 	pos += 1 + q[0];		/* the extensions' length */
-	if (pos >= BB_TLS_MAX_BYTES || pos + 2 > hello_end || pos + 2 > seg_len)
-		return BB_TLS_MORE;
-	bb_barrier_var(pos);
-	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
-	if ((void *)(q + 2) > end)
+	q = bb_tls_at(data, end, seg_len, pos, 2);
+	if (!q || pos + 2 > hello_end)
 		return BB_TLS_MORE;
 	ext_end = pos + 2 + bb_tls_be16(q);
 	if (ext_end > hello_end)
@@ -314,11 +325,8 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 	/* the walk spends 6 steps to here, then one per extension header and one on
 	 * the server_name list, in 40: the server_name must be among the first 33 */
 	for (e = 0; e < BB_TLS_MAX_STEPS - 7; e++) {
-		if (pos >= BB_TLS_MAX_BYTES || pos + 4 > ext_end || pos + 4 > seg_len)
-			return BB_TLS_MORE;
-		bb_barrier_var(pos);
-		q = data + (pos & (BB_TLS_MAX_BYTES - 1));
-		if ((void *)(q + 4) > end)
+		q = bb_tls_at(data, end, seg_len, pos, 4);
+		if (!q || pos + 4 > ext_end)
 			return BB_TLS_MORE;
 		type = bb_tls_be16(q);
 		len = bb_tls_be16(q + 2);
@@ -333,11 +341,8 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 		return BB_TLS_MORE;
 	/* the server_name list: its length, name type 0, the name's length */
 	pos += 4;
-	if (pos >= BB_TLS_MAX_BYTES || pos + 5 > seg_len)
-		return BB_TLS_MORE;
-	bb_barrier_var(pos);
-	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
-	if ((void *)(q + 5) > end)
+	q = bb_tls_at(data, end, seg_len, pos, 5);
+	if (!q)
 		return BB_TLS_MORE;
 	len = bb_tls_be16(q + 3);
 	if (q[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 || 3 + len > bb_tls_be16(q) ||
@@ -350,9 +355,8 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 
 		if (e * 8 >= len)
 			break;
-		bb_barrier_var(pos);
-		q = data + ((pos + e * 8) & (BB_TLS_MAX_BYTES - 1));
-		if ((void *)(q + 8) > end)
+		q = bb_tls_at(data, end, seg_len + 8, pos + e * 8, 8);
+		if (!q)
 			return BB_TLS_MORE;	/* the name ends within 8 bytes of the packet */
 		__builtin_memcpy(&v, q, 8);
 		__builtin_memcpy(w->buf + e * 8, &v, 8);
