@@ -158,8 +158,8 @@ static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 le
 }
 
 /*
- * The name key (kind, key[start .. start + l)), a suffix of the name that ends at
- * key[end]: its hash from the chained state of its whole words (bb_hash_name()).
+ * The name key (kind, key[start .. start + l)), a suffix of the name in key: its
+ * hash from the chained state of its whole words (bb_hash_name()).
  */
 static __always_inline int name_hit(const struct bb_ctx *c, __u32 kind, __u32 start, __u32 l)
 {
