@@ -112,7 +112,6 @@ static __always_inline int short_hit(void *filter, int v4, const __u8 *addr)
 static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
 {
 	const struct bb_header *hdr = c->hdr;
-	struct bb_key_ip4 key;
 	__u32 i;
 
 	if ((hdr->flags & BB_HDR_F_V4_SHORT) && short_hit(c->filter, 1, addr))
@@ -120,8 +119,8 @@ static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v4_plens)
 			break;
-		bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-		if (hash_hit(c, bb_hash_ip4(&key, hdr->seed)))
+		if (hash_hit(c, bb_hash_ip4_word(bb_key_ip4_word(addr, hdr->v4_plens[i]),
+						 hdr->seed)))
 			return 1;
 	}
 	return 0;

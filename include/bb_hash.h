@@ -239,20 +239,28 @@ static __always_inline void bb_block_set(struct bb_block *blk, __u64 h, __u32 k)
 		blk->words[w] |= m[w];
 }
 
+/*
+ * The IPv4 key (struct bb_key_ip4) as the little-endian word it is hashed as,
+ * built in registers: kind, plen, two zero bytes, the address masked to plen.
+ * The mask is one shift for every plen 0..32, no branch: ~0 << 32 leaves the
+ * low 32 bits zero. (A plen above 32 is never planned; the "& 63" keeps its
+ * shift defined.)
+ */
+static __always_inline __u64 bb_key_ip4_word(const __u8 *addr, __u32 plen)
+{
+	__u32 a, mask = (__u32)(~0ULL << ((32 - plen) & 63));
+
+	__builtin_memcpy(&a, addr, 4);
+	a = __builtin_bswap32(__builtin_bswap32(a) & mask);	/* masked in host order */
+	return (__u64)a << 32 | (__u64)(plen & 0xff) << 8 | BB_KEY_IP4;
+}
+
 /* Canonical address keys, masked to plen. */
 static __always_inline void bb_key_ip4_make(struct bb_key_ip4 *key, const __u8 *addr, __u32 plen)
 {
-	__u32 a, mask;
+	__u64 w = bb_key_ip4_word(addr, plen);
 
-	__builtin_memcpy(&a, addr, 4);
-	a = __builtin_bswap32(a);	/* to host order for masking (little-endian hosts) */
-	mask = plen >= 32 ? 0xffffffffU : plen == 0 ? 0 : ~(0xffffffffU >> plen);
-	a = __builtin_bswap32(a & mask);
-	key->kind = BB_KEY_IP4;
-	key->plen = plen;
-	key->pad[0] = 0;
-	key->pad[1] = 0;
-	__builtin_memcpy(key->addr, &a, 4);
+	__builtin_memcpy(key, &w, sizeof(w));
 }
 
 static __always_inline __u64 bb_mask64(__u32 plen)
@@ -299,12 +307,17 @@ static __always_inline __u64 bb_fmix64(__u64 h)
 	return h;
 }
 
+static __always_inline __u64 bb_hash_ip4_word(__u64 w, __u64 seed)
+{
+	return bb_fmix64(w ^ seed);
+}
+
 static __always_inline __u64 bb_hash_ip4(const struct bb_key_ip4 *key, __u64 seed)
 {
 	__u64 w;
 
 	__builtin_memcpy(&w, key, 8);
-	return bb_fmix64(w ^ seed);
+	return bb_hash_ip4_word(w, seed);
 }
 
 static __always_inline __u64 bb_hash_ip6(const struct bb_key_ip6 *key, __u64 seed)
