@@ -110,6 +110,13 @@ struct bench_cfg {
 	__u32 fill_errors;	/* updates that failed, summed by bench_fill */
 };
 
+/*
+ * The lower-bound row's filter (bench_bloom_ideal_hot): a global array of this
+ * many blocks, seeded with BENCH_IDEAL_SEED. Powers of two, constants both.
+ */
+#define BENCH_IDEAL_BLOCKS	(1U << 14)
+#define BENCH_IDEAL_SEED	0x6964656164ULL	/* "ideal" */
+
 /* Per CPU: the counter the cold programs derive their addresses from, and what hit. */
 struct bench_cpu {
 	__u64 next;

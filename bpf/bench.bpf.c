@@ -218,6 +218,29 @@ BENCH_HOT(bench_hash6_hot, ETH_P_IPV6, 16, bpf_map_lookup_elem(&bench_hash6, a) 
 BENCH_HOT(bench_lpm6_hot, ETH_P_IPV6, 16, bench_lpm6_hit(&bench_lpm6, a))
 
 /*
+ * The lower bound of a Bloom check in this program, for the hot table: what
+ * bloomblock_xdp would cost with no map lookup at all (a global array, 1 MiB) and
+ * the filter's size, seed and k as constants the compiler folds: the key, its
+ * hash, the block and the same branch-free split-block test. No real filter can be
+ * swapped without a map; this row says how much of the hot rows' cost any Bloom
+ * check pays whatever it is kept in. The driver sets the bits of the hot hit.
+ */
+struct bb_block bench_ideal[BENCH_IDEAL_BLOCKS];
+
+SEC("xdp")
+int bench_bloom_ideal_hot(struct xdp_md *ctx)
+{
+	struct bb_packet pkt;
+	__u64 h;
+
+	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != ETH_P_IP)
+		return XDP_PASS;
+	h = bb_hash_ip4_word(bb_key_ip4_word(pkt.saddr, 32), BENCH_IDEAL_SEED);
+	return bb_block_test(&bench_ideal[bb_block_of(h, BENCH_IDEAL_BLOCKS)], h, BB_WORDS) ?
+	       XDP_DROP : XDP_PASS;
+}
+
+/*
  * Fill the comparator maps from the kernel side, member j = fill_start + i for
  * i < fill_count: the same sequence, and no syscall per element (the LPM trie and
  * the Bloom filter map have no batch update). Not timed as a load path: the driver
