@@ -91,4 +91,11 @@ int bench_write_ip4_file(const char *path, __u32 n);
 int bench_write_names_file(const char *path, __u32 n);
 int bench_write_nft_file(const char *path, __u32 n);
 
+/* ---- the veth part (veth.c): a bounded sender, a drop-only XDP floor ---- */
+
+/* Send `packets` UDP frames from saddr out of ifname to the peer's dst_mac. */
+int bench_veth_tx(const char *ifname, const char *dst_mac, const char *saddr, __u32 packets,
+		  double *ns_per_packet);
+int bench_xdp_drop_attach(const char *ifname);
+
 #endif /* BENCH_H */

@@ -52,6 +52,10 @@ cleanup() {
 			>/dev/null 2>&1
 		rm -rf "$PIN"
 	fi
+	if [ -e "/run/netns/$NS" ] && command -v xdp-filter >/dev/null; then
+		nsenter --net="/run/netns/$NS" xdp-filter unload bbr0 >/dev/null 2>&1
+		rmdir /sys/fs/bpf/xdp 2>/dev/null	# libxdp's pin dir, if it left it empty
+	fi
 	ip netns del "$NS" 2>/dev/null
 	[ -n "$TMP" ] && rm -rf "$TMP"
 	return 0
@@ -70,6 +74,8 @@ TIME=/usr/bin/time
 [ -x $TIME ] || TIME=
 
 read -r LINES NFT1 NFT2 < <("$DRIVER" $QUICK --sizes) || die "$DRIVER --sizes failed"
+VETH_ROUNDS=5 VETH_PACKETS=1000000
+[ -n "$QUICK" ] && VETH_ROUNDS=2 VETH_PACKETS=200000
 TMP=$(mktemp -d /tmp/bbbench.XXXXXX) || die "mktemp failed"
 RES=$TMP/load-results.txt
 : > "$RES"
@@ -165,7 +171,72 @@ else
 	echo "nft_${NFT2}_status nft not installed" >>"$RES"
 fi
 
-# 3. Everything else, and the tables.
+# 3. veth throughput (the optional part): one listed source, sent by a bounded
+# live-frames sender (.output/bench --veth-tx) out of bbs0 to its peer bbr0, both in
+# the private namespace, and dropped there by: a drop-everything XDP program (the
+# floor), bloomblock, xdp-filter (a hash map, if installed), or an nftables set at
+# the netdev ingress hook (GRO on, so that the veth takes frames without XDP).
+# Sending and receiving run in one syscall on one CPU: ns per packet is CPU per packet.
+veth_part() {
+	local n=$NFT1 pkts=$VETH_PACKETS src=203.0.113.7 list=$TMP/veth-list.txt set=$TMP/veth.nft
+	local mac r row ns cpu=$(($(nproc) - 1))
+	local -A samples=()
+	local -a rows=(floor bloomblock)
+
+	ip -n "$NS" link add bbs0 type veth peer name bbr0 &&
+		ip -n "$NS" link set bbs0 up && ip -n "$NS" link set bbr0 up &&
+		ip netns exec "$NS" ethtool -K bbr0 gro on >/dev/null 2>&1 ||
+		{ echo "veth_status veth pair or GRO failed" >>"$RES"; return 1; }
+	mac=$(ip -n "$NS" -j link show bbr0 | jq -r '.[0].address')
+	{ head -n "$n" "$TMP/ip4.txt"; echo "$src"; } >"$list"
+	command -v xdp-filter >/dev/null && rows+=(xdp-filter)
+	if command -v nft >/dev/null && "$DRIVER" --gen-nft "$set" "$n"; then
+		sed -i 's/^table ip /table netdev /; s/^add element ip /add element netdev /' "$set"
+		cat >>"$set" <<-EOF
+		add element netdev bbbench blocked { $src }
+		add chain netdev bbbench in { type filter hook ingress device bbr0 priority 0; }
+		add rule netdev bbbench in ip saddr @blocked drop
+		EOF
+		ip netns exec "$NS" timeout "$NFT_TIMEOUT" nft -f "$set" && rows+=(nft)
+	fi
+	note "veth: ${#rows[@]} rows x $VETH_ROUNDS rounds of $pkts packets (list: $((n + 1)) addresses)"
+	for ((r = 0; r < VETH_ROUNDS; r++)); do
+		for row in "${rows[@]}"; do
+			case $row in
+			floor) nsenter --net="/run/netns/$NS" "$DRIVER" --xdp-drop bbr0 ;;
+			bloomblock) nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" load "$list" \
+					-i bbr0 >/dev/null 2>&1 ;;
+			xdp-filter) nsenter --net="/run/netns/$NS" xdp-filter load bbr0 -m native -f ipv4 \
+					>/dev/null 2>&1 &&
+				    nsenter --net="/run/netns/$NS" xdp-filter ip "$src" -m src >/dev/null 2>&1 ;;
+			nft) true ;;
+			esac || { echo "veth_${row}_status setting up failed" >>"$RES"; continue; }
+			# a tenth as many frames untimed first: the receiver's rings and pages
+			nsenter --net="/run/netns/$NS" taskset -c "$cpu" "$DRIVER" --veth-tx bbs0 \
+				"$mac" "$src" $((pkts / 10)) >/dev/null
+			ns=$(nsenter --net="/run/netns/$NS" taskset -c "$cpu" "$DRIVER" --veth-tx bbs0 \
+				"$mac" "$src" "$pkts") && samples[$row]+=" $ns"
+			case $row in
+			floor) ip -n "$NS" link set dev bbr0 xdp off ;;
+			bloomblock) nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" unload -i bbr0 \
+					>/dev/null 2>&1 ;;
+			xdp-filter) nsenter --net="/run/netns/$NS" xdp-filter unload bbr0 >/dev/null 2>&1 ;;
+			esac
+		done
+	done
+	for row in "${rows[@]}"; do
+		echo "veth_${row}_ns${samples[$row]:-}" >>"$RES"
+	done
+	echo "veth_list $((n + 1))" >>"$RES"
+	echo "veth_packets $pkts" >>"$RES"
+	unload_all
+	ip netns exec "$NS" nft flush ruleset 2>/dev/null
+	ip -n "$NS" link del bbs0 2>/dev/null
+	return 0
+}
+veth_part
+
+# 4. Everything else, and the tables.
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
 BENCH_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo "+changes") \
 BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) \
