@@ -56,6 +56,37 @@ struct {
 } flows SEC(".maps");
 
 /*
+ * How many walks may be waiting in flows, by a hash of their flow key. A TLS
+ * segment whose count is 0 has no walk to go on with and skips the lookup (the
+ * LRU hashes the 40-byte key: ~30 ns, an eighth of a ClientHello's cost). A count
+ * goes up before its walk is stored and down only when a delete found one; the
+ * LRU's evictions do not bring it down, so it can only err high (a lookup more),
+ * never low. Per loaded object, as flows is.
+ */
+__u32 bb_pending[1 << BB_PENDING_BITS];
+
+/* Delete the flow's walk, and count it out if there was one. */
+static __always_inline void flow_forget(const struct bb_flow_key *key, __u32 slot)
+{
+	if (!bpf_map_delete_elem(&flows, key))
+		__sync_fetch_and_add(&bb_pending[slot & ((1 << BB_PENDING_BITS) - 1)], -1);
+}
+
+/*
+ * What the first program learnt of a packet that goes on to a protocol's program,
+ * the payload as an offset from the packet's start: the tail call keeps no
+ * registers, and the protocol's program would otherwise parse every header again.
+ * A TLS packet's flow key is left in the scratch's flow.
+ */
+struct bb_handoff {
+	__u32 armed;		/* 1 + the service, set just before the tail call */
+	__u32 payload_off;	/* at most BB_PAYLOAD_OFF_MAX */
+	__u32 payload_len;
+	__u32 seq;
+	__u32 tcp_flags;
+};
+
+/*
  * Per CPU, too big for the stack: the key buffer, a copy of a request's head, a
  * ClientHello walk, and what an HTTP request's program found for the URL program
  * that it tail-calls (the same CPU runs both, nothing runs between them).
@@ -66,6 +97,8 @@ struct bb_scratch {
 	__u8 req[BB_HTTP_SCAN_MAX + 8];
 	struct bb_tls_walk walk;
 	struct bb_flow_key flow;
+	__u32 flow_slot;	/* bb_flow_slot(&flow) */
+	struct bb_handoff handoff;	/* the first program's parse, for the protocol's */
 	__u32 svc;		/* enum bb_service that found the name */
 	__u32 name_len;		/* key[1 .. name_len] */
 	__u32 path_len;		/* HTTP: the path after the host */
@@ -359,20 +392,22 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 				     void *data_end)
 {
 	struct bb_flow_key *key = &c->sc->flow;
+	__u32 slot = c->sc->flow_slot & ((1 << BB_PENDING_BITS) - 1);
 	const __u8 *p = pkt->payload;
-	struct bb_tls_walk *w;
+	struct bb_tls_walk *w = NULL;
 	int ret;
 
 	c->sc->flow_kept = 0;
-	flow_key(key, pkt);
 	if (pkt->tcp_flags & BB_TCP_SYN) {
 		/* a new connection on this 5-tuple (NAT reuse): no walk carries over */
-		bpf_map_delete_elem(&flows, key);
+		if (bb_pending[slot])
+			flow_forget(key, slot);
 		return BB_FOUND_NOTHING;
 	}
 	if (!pkt->payload_len)
 		return BB_FOUND_NOTHING;
-	w = bpf_map_lookup_elem(&flows, key);
+	if (bb_pending[slot])
+		w = bpf_map_lookup_elem(&flows, key);
 	if (w) {
 		if (w->blocked)
 			return BB_FOUND_DROP;	/* the listed ClientHello, retransmitted */
@@ -381,7 +416,7 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 			if ((__s32)(pkt->seq - w->next_seq) < 0)
 				return BB_FOUND_NOTHING;
 			c->st->tls_unparsed++;
-			bpf_map_delete_elem(&flows, key);
+			flow_forget(key, slot);
 			return BB_FOUND_NOTHING;
 		}
 		w->segments++;
@@ -389,7 +424,7 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 		if (ret == BB_TLS_MORE) {
 			if (w->segments >= BB_TLS_MAX_SEGMENTS) {
 				c->st->tls_unparsed++;
-				bpf_map_delete_elem(&flows, key);
+				flow_forget(key, slot);
 				return BB_FOUND_NOTHING;
 			}
 			w->seg_lo += pkt->payload_len;
@@ -400,7 +435,7 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 		if (ret == BB_FOUND_NAME)
 			c->sc->flow_kept = 1;	/* match_found() marks or drops it */
 		else
-			bpf_map_delete_elem(&flows, key);
+			flow_forget(key, slot);
 		return ret;
 	}
 
@@ -432,7 +467,9 @@ static __always_inline int check_tls(const struct bb_ctx *c, const struct bb_pac
 	if (ret == BB_TLS_MORE) {
 		w->seg_lo = pkt->payload_len;
 		w->next_seq = pkt->seq + pkt->payload_len;
-		bpf_map_update_elem(&flows, key, w, BPF_ANY);
+		__sync_fetch_and_add(&bb_pending[slot], 1);
+		if (bpf_map_update_elem(&flows, key, w, BPF_ANY))
+			__sync_fetch_and_add(&bb_pending[slot], -1);
 		return BB_FOUND_NOTHING;
 	}
 	return tls_result(c, w, ret);
@@ -573,6 +610,42 @@ static __always_inline int open_filter(struct bb_ctx *c)
 	       c->hdr->nblocks;
 }
 
+/* Leave what the protocol's program needs of the packet (struct bb_handoff). */
+static __always_inline void hand_off(struct bb_scratch *sc, const struct bb_packet *pkt,
+				     void *data, int svc)
+{
+	struct bb_handoff *h = &sc->handoff;
+
+	h->payload_off = pkt->payload - data;
+	h->payload_len = pkt->payload_len;
+	h->seq = pkt->seq;
+	h->tcp_flags = pkt->tcp_flags;
+	if (svc == BB_SVC_TLS) {
+		flow_key(&sc->flow, pkt);
+		sc->flow_slot = bb_flow_slot(&sc->flow) & ((1 << BB_PENDING_BITS) - 1);
+	}
+	h->armed = 1 + svc;
+}
+
+/* The packet as the first program left it, once; 0: it did not leave one for svc. */
+static __always_inline int take_handoff(struct bb_scratch *sc, struct bb_packet *pkt,
+					void *data, int svc)
+{
+	struct bb_handoff *h = &sc->handoff;
+	__u32 off = h->payload_off, len = h->payload_len;
+
+	if (h->armed != 1 + (__u32)svc)
+		return 0;
+	h->armed = 0;
+	if (off > BB_PAYLOAD_OFF_MAX || len > 0xffff)
+		return 0;
+	pkt->payload = data + off;
+	pkt->payload_len = len;
+	pkt->seq = h->seq;
+	pkt->tcp_flags = h->tcp_flags;
+	return 1;
+}
+
 /*
  * The first program: parse, the address check, and which service's program to
  * go on in (*svc). Every path that ends here counts what it did.
@@ -634,8 +707,10 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 		*svc = c.sc ? service_of(c.filter, c.sc, &cur, &pkt, data) : BB_SVC_NONE;
 		if (*svc == BB_SVC_QUIC)
 			hit = check_quic(&c, &pkt, data_end);
-		else if (*svc != BB_SVC_NONE)
+		else if (*svc != BB_SVC_NONE) {
+			hand_off(c.sc, &pkt, data, *svc);
 			return BB_TAIL;
+		}
 	}
 	return verdict(&c, hit);
 }
@@ -666,20 +741,19 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 		if (w && hit)
 			w->blocked = 1;
 		else if (w)
-			bpf_map_delete_elem(&flows, &c->sc->flow);
+			flow_forget(&c->sc->flow, c->sc->flow_slot);
 	}
 	return verdict(c, hit);
 }
 
 /*
- * A protocol's program: parse again to the payload (a tail call keeps nothing of
- * the first program's state), find the name and match it in place; BB_TAIL: an
- * HTTP request's URL next. (Matching was a program of its own, one more tail call
- * and ~20 ns; the parsers now leave the verifier room for it.)
+ * A protocol's program: take the payload the first program found (a tail call
+ * keeps nothing of its registers), find the name and match it in place; BB_TAIL:
+ * an HTTP request's URL next. (Matching was a program of its own, one more tail
+ * call and ~20 ns; the parsers now leave the verifier room for it.)
  */
 static __always_inline int service_core(void *data, void *data_end, int svc)
 {
-	struct bb_cursor cur = { .pos = data, .end = data_end };
 	struct bb_packet pkt = {};
 	struct bb_ctx c = {};
 	__u32 zero = 0;
@@ -689,8 +763,8 @@ static __always_inline int service_core(void *data, void *data_end, int svc)
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
-	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || !open_filter(&c) ||
-	    service_of(c.filter, c.sc, &cur, &pkt, data) != svc)
+	if (!take_handoff(c.sc, &pkt, data, svc) || !open_filter(&c) ||
+	    !(c.hdr->flags & BB_HDR_F_SERVICES))
 		return verdict(&c, 0);	/* the filter was swapped meanwhile */
 	if (svc == BB_SVC_DNS)
 		found = check_dns(&c, &pkt, data_end);

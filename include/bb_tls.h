@@ -68,6 +68,23 @@ struct bb_flow_key {
 	__u8 pad[3];
 };
 
+_Static_assert(sizeof(struct bb_flow_key) == 40, "bb_flow_slot() hashes five words");
+
+/*
+ * The flow's slot in the count of waiting walks (bb_pending in the BPF program),
+ * BB_PENDING_BITS bits of a multiplicative hash of the key's five words.
+ */
+#define BB_PENDING_BITS 12
+
+static __always_inline __u32 bb_flow_slot(const struct bb_flow_key *k)
+{
+	__u64 w[5], x;
+
+	__builtin_memcpy(w, k, sizeof(w));
+	x = w[0] ^ w[1] ^ w[2] ^ w[3] ^ w[4];
+	return (x * 0x9e3779b97f4a7c15ULL) >> (64 - BB_PENDING_BITS);
+}
+
 static __always_inline __u32 bb_tls_be16(const __u8 *b)
 {
 	return (__u32)b[0] << 8 | b[1];

@@ -108,7 +108,10 @@ static int read_stats(struct bb_stats *sum)
 
 #define stats_delta bb_stats_delta
 
-/* Forget every ClientHello walk: each run starts without flow state. */
+/*
+ * Forget every ClientHello walk: each run starts without flow state. The counts
+ * of waiting walks go to 0 with them (deletes from here do not count them out).
+ */
 static void flows_clear(void)
 {
 	struct bb_flow_key key;
@@ -116,6 +119,33 @@ static void flows_clear(void)
 	while (!bpf_map_get_next_key(env.flows_fd, NULL, &key))
 		if (bpf_map_delete_elem(env.flows_fd, &key))
 			break;
+	memset(env.skel->bss->bb_pending, 0, sizeof(env.skel->bss->bb_pending));
+}
+
+/*
+ * Since flows_clear(), the programs counted every walk they stored in its slot
+ * and counted out every one they deleted: each slot's count must equal the walks
+ * in flows that hash to it (nothing was evicted). Too low would let a split
+ * ClientHello's next segment skip its walk.
+ */
+static void pending_check(char *msg, size_t size)
+{
+	static __u32 want[1 << BB_PENDING_BITS];
+	struct bb_flow_key key, next, *prev = NULL;
+	__u32 i;
+
+	memset(want, 0, sizeof(want));
+	while (!bpf_map_get_next_key(env.flows_fd, prev, &next)) {
+		want[bb_flow_slot(&next)]++;
+		key = next;
+		prev = &key;
+	}
+	for (i = 0; i < 1U << BB_PENDING_BITS; i++)
+		if (env.skel->bss->bb_pending[i] != want[i]) {
+			appendf(msg, size, "waiting walks counted %u in slot %u, flows holds %u; ",
+				env.skel->bss->bb_pending[i], i, want[i]);
+			return;
+		}
 }
 
 /*
@@ -1449,6 +1479,14 @@ static void run_case(const struct name_table *t, const struct name_case *c)
 						"[%zu, %zu): %s", hook_names[h], fam ? 6 : 4, i + 1,
 						to - from, from, to, one);
 			}
+			one[0] = 0;
+			if (ok)
+				pending_check(one, sizeof(one));
+			if (one[0]) {
+				appendf(msg, sizeof(msg), "%s IPv%d, after the packets: %s",
+					hook_names[h], fam ? 6 : 4, one);
+				ok = false;
+			}
 		}
 	}
 	/* and `bloomblock check` on each name the packets carry says what they did */
@@ -1514,7 +1552,11 @@ static bool sweep_run(const struct name_case *c, enum hook h, bool v6, char *msg
 			return false;
 		}
 	}
-	return true;
+	one[0] = 0;
+	pending_check(one, sizeof(one));
+	if (one[0])
+		snprintf(msg, size, "after the packets: %s", one);
+	return !one[0];
 }
 
 static void sweep_report(const char *what, enum hook h, bool v6, unsigned long runs,
