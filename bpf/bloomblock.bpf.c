@@ -99,7 +99,6 @@ struct bb_scratch {
 	struct bb_flow_key flow;
 	__u32 flow_slot;	/* bb_flow_slot(&flow) */
 	struct bb_handoff handoff;	/* the first program's parse, for the protocol's */
-	__u32 svc;		/* enum bb_service that found the name */
 	__u32 name_len;		/* key[1 .. name_len] */
 	__u32 path_len;		/* HTTP: the path after the host */
 	__u32 path_full;	/* HTTP: the path was not cut */
@@ -522,11 +521,11 @@ static __always_inline int check_http(const struct bb_ctx *c, const struct bb_pa
 }
 
 /*
- * Names are checked in programs of their own, reached by tail calls (enum
- * bb_service in include/bloomblock.h): one per protocol finds the name and
+ * TLS and HTTP names are checked in programs of their own, reached by tail calls
+ * (enum bb_service in include/bloomblock.h): one per protocol finds the name and
  * matches it, one more matches an HTTP request's URL. Each is verified alone, so
  * each stays within the verifier's budget (1M instructions walked, 8192 pending
- * branches).
+ * branches). A DNS query's name is small to find: the first program checks it.
  */
 #define BB_PAYLOAD_OFF_MAX 1024	/* headers longer than this: the payload is not read */
 
@@ -608,6 +607,37 @@ static __always_inline int open_filter(struct bb_ctx *c)
 	c->hdr = c->filter ? bpf_map_lookup_elem(c->filter, &zero) : NULL;
 	return c->hdr && c->hdr->magic == BB_MAGIC && c->hdr->abi_version == BB_ABI_VERSION &&
 	       c->hdr->nblocks;
+}
+
+/*
+ * Match the name a protocol's check left in the scratch buffer and count the hit
+ * by protocol. BB_TAIL: an HTTP request whose host is not listed, for the URL
+ * program.
+ */
+static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
+{
+	int hit = match_name(c, c->sc->name_len);
+
+	if (hit) {
+		if (svc == BB_SVC_DNS)
+			c->st->dns_hits++;
+		else if (svc == BB_SVC_TLS)
+			c->st->tls_hits++;
+		else
+			c->st->http_hits++;
+	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
+		return BB_TAIL;
+	}
+	if (svc == BB_SVC_TLS && c->sc->flow_kept) {
+		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c->sc->flow);
+
+		/* a listed split ClientHello: drop its retransmissions too */
+		if (w && hit)
+			w->blocked = 1;
+		else if (w)
+			flow_forget(&c->sc->flow, c->sc->flow_slot);
+	}
+	return verdict(c, hit);
 }
 
 /* Leave what the protocol's program needs of the packet (struct bb_handoff). */
@@ -705,45 +735,19 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
 		c.sc = bpf_map_lookup_elem(&scratch, &zero);
 		*svc = c.sc ? service_of(c.filter, c.sc, &cur, &pkt, data) : BB_SVC_NONE;
-		if (*svc == BB_SVC_QUIC)
+		if (*svc == BB_SVC_QUIC) {
 			hit = check_quic(&c, &pkt, data_end);
-		else if (*svc != BB_SVC_NONE) {
+		} else if (*svc == BB_SVC_DNS) {
+			/* small enough to check here: no tail call, no second look at the
+			 * filter (~10 ns of a query's ~130) */
+			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
+				return match_found(&c, BB_SVC_DNS);
+		} else if (*svc != BB_SVC_NONE) {
 			hand_off(c.sc, &pkt, data, *svc);
 			return BB_TAIL;
 		}
 	}
 	return verdict(&c, hit);
-}
-
-/*
- * Match the name a protocol's check left in the scratch buffer and count the hit
- * by protocol. BB_TAIL: an HTTP request whose host is not listed, for the URL
- * program.
- */
-static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
-{
-	int hit = match_name(c, c->sc->name_len);
-
-	if (hit) {
-		if (svc == BB_SVC_DNS)
-			c->st->dns_hits++;
-		else if (svc == BB_SVC_TLS)
-			c->st->tls_hits++;
-		else
-			c->st->http_hits++;
-	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
-		return BB_TAIL;
-	}
-	if (svc == BB_SVC_TLS && c->sc->flow_kept) {
-		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c->sc->flow);
-
-		/* a listed split ClientHello: drop its retransmissions too */
-		if (w && hit)
-			w->blocked = 1;
-		else if (w)
-			flow_forget(&c->sc->flow, c->sc->flow_slot);
-	}
-	return verdict(c, hit);
 }
 
 /*
@@ -766,16 +770,12 @@ static __always_inline int service_core(void *data, void *data_end, int svc)
 	if (!take_handoff(c.sc, &pkt, data, svc) || !open_filter(&c) ||
 	    !(c.hdr->flags & BB_HDR_F_SERVICES))
 		return verdict(&c, 0);	/* the filter was swapped meanwhile */
-	if (svc == BB_SVC_DNS)
-		found = check_dns(&c, &pkt, data_end);
-	else if (svc == BB_SVC_TLS)
+	if (svc == BB_SVC_TLS)
 		found = check_tls(&c, &pkt, data_end);
 	else
 		found = check_http(&c, &pkt, data_end);
-	if (found == BB_FOUND_NAME) {
-		c.sc->svc = svc;
+	if (found == BB_FOUND_NAME)
 		return match_found(&c, svc);
-	}
 	return verdict(&c, found == BB_FOUND_DROP);
 }
 
@@ -846,7 +846,6 @@ int name(struct xdp_md *ctx)							\
 	return xdp_action(v);							\
 }
 
-BB_XDP_SERVICE(bloomblock_xdp_dns, BB_SVC_DNS)
 BB_XDP_SERVICE(bloomblock_xdp_tls, BB_SVC_TLS)
 BB_XDP_SERVICE(bloomblock_xdp_http, BB_SVC_HTTP)
 
@@ -908,7 +907,6 @@ int name(struct __sk_buff *skb)							\
 	return tc_action(skb, v);						\
 }
 
-BB_TC_SERVICE(bloomblock_tc_dns, BB_SVC_DNS)
 BB_TC_SERVICE(bloomblock_tc_tls, BB_SVC_TLS)
 BB_TC_SERVICE(bloomblock_tc_http, BB_SVC_HTTP)
 

@@ -225,7 +225,7 @@ _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
  */
 enum bb_service {
 	BB_SVC_NONE = -1,
-	BB_SVC_DNS,
+	BB_SVC_DNS,	/* checked in the first program: its slot stays empty */
 	BB_SVC_TLS,
 	BB_SVC_HTTP,
 	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */
