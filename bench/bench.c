@@ -1488,7 +1488,8 @@ static int write_line_map(struct bpf_object *obj, const char *path)
 static int profile_run(const char *what, double seconds, const char *line_map)
 {
 	static const char *const whats[] = {
-		"empty", "parse", "ip4-hit", "ip4-miss", "ip4-cold", "dns", "tls", "http", NULL,
+		"empty", "parse", "ip4-hit", "ip4-miss", "ip4-cold", "dns", "tls", "http",
+		"dns-hit", "tls-hit", "http-hit", NULL,
 	};
 	struct bench *skel = NULL;
 	struct bbf filt = { .fd = -1 };
@@ -1505,7 +1506,7 @@ static int profile_run(const char *what, double seconds, const char *line_map)
 		;
 	if (!whats[w]) {
 		warnx("--profile: one of empty, parse, ip4-hit, ip4-miss, ip4-cold, dns, tls, "
-		      "http\n");
+		      "http, dns-hit, tls-hit, http-hit\n");
 		return -EINVAL;
 	}
 	/* the address rows on an address-only filter, as in the table */
@@ -1533,8 +1534,10 @@ static int profile_run(const char *what, double seconds, const char *line_map)
 		fd = bpf_program__fd(skel->progs.bench_bb_ip4_cold);
 		skel->bss->bench_cfg.span = 1000000;
 	} else if (w >= 5) {
-		name_for(name, sizeof(name), 4, false, 0);
-		err = build_name_pkt(&p, w == 5 ? P_DNS : w == 6 ? P_TLS : P_HTTP, name);
+		/* 4 labels, as in the target: a miss (3 probes) or a hit (2) */
+		name_for(name, sizeof(name), 4, w >= 8, 0);
+		err = build_name_pkt(&p, (w - 5) % 3 == 0 ? P_DNS : (w - 5) % 3 == 1 ? P_TLS : P_HTTP,
+				     name);
 		if (err)
 			goto cleanup;
 	}
@@ -2423,7 +2426,8 @@ static void usage(FILE *f)
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
 		"       bench --profile ROW [--seconds S] [--cpu N] [--line-map FILE]\n"
 		"                                  run one row (empty, parse, ip4-hit, ip4-miss,\n"
-		"                                  ip4-cold, dns, tls, http) for perf record -C N;\n"
+		"                                  ip4-cold, dns, tls, http, and -hit of those three)\n"
+		"                                  for perf record -C N;\n"
 		"                                  --line-map: where its source lines are in the\n"
 		"                                  JIT images (scripts/profile.sh)\n"
 		"       bench --veth-tx IF MAC SRC N  send N UDP frames from SRC out of veth IF\n"

@@ -365,18 +365,34 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 	if (q[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 || 3 + len > bb_tls_be16(q) ||
 	    pos + 5 + len > ext_end || pos + 5 + len > seg_len || pos + 5 + len > BB_TLS_MAX_BYTES)
 		return BB_TLS_MORE;
-	/* the name, eight bytes at a time; what is copied past len is never read */
+	/*
+	 * The name, eight bytes at a time, then its last word: the eight bytes that end
+	 * where the name does (the name often ends the packet), over the word before
+	 * it, or shifted down for a name under 8 bytes (the headers precede it).
+	 */
 	pos += 5;
 	for (e = 0; e < BB_TLS_BUF / 8; e++) {
 		__u64 v;
 
-		if (e * 8 >= len)
+		if (e * 8 + 8 > len)
 			break;
-		q = bb_tls_at(data, end, seg_len + 8, pos + e * 8, 8);
+		q = bb_tls_at(data, end, seg_len, pos + e * 8, 8);
 		if (!q)
-			return BB_TLS_MORE;	/* the name ends within 8 bytes of the packet */
+			return BB_TLS_MORE;
 		__builtin_memcpy(&v, q, 8);
 		__builtin_memcpy(w->buf + e * 8, &v, 8);
+	}
+	if (len & 7) {
+		__u64 v;
+
+		q = bb_tls_at(data, end, seg_len, pos + len - 8, 8);
+		if (!q)
+			return BB_TLS_MORE;
+		__builtin_memcpy(&v, q, 8);
+		if (len < 8)
+			__builtin_memcpy(w->buf, &(__u64){ v >> (8 * (8 - len)) }, 8);
+		else
+			__builtin_memcpy(w->buf + ((len - 8) & (BB_TLS_BUF - 1)), &v, 8);
 	}
 	w->name_len = len;
 	w->ech |= ech;

@@ -5,7 +5,8 @@
 #   sudo scripts/profile.sh ROW [SECONDS] [CPU]     (after make .output/bench)
 #
 # ROW is one of bench --profile's rows (empty, parse, ip4-hit, ip4-miss, ip4-cold,
-# dns, tls, http). The driver runs the row on CPU (default: the last) and writes
+# dns, tls, http: 4-label misses; dns-hit, tls-hit, http-hit: 4-label hits). The
+# driver runs the row on CPU (default: the last) and writes
 # where each program's source lines sit in its JIT image (--line-map); perf samples
 # that CPU; every sample inside a BPF program is counted under the last line whose
 # address is at or below it. Prints the share of each symbol, then of each line.
