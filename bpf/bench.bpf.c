@@ -206,7 +206,13 @@ int name(struct xdp_md *ctx)							\
 										\
 	if (bench_parse_count(ctx, &pkt) || pkt.l3_proto != (proto))		\
 		return XDP_PASS;						\
-	__builtin_memcpy(a, pkt.saddr, (alen));					\
+	/* one or two loads each, as bloomblock reads the address (bb_mem.h) */ \
+	if ((alen) == 4) {							\
+		*(__u32 *)a = bb_load32(pkt.saddr);				\
+	} else {								\
+		*(__u64 *)a = bb_load64(pkt.saddr);				\
+		*(__u64 *)(a + 8) = bb_load64(pkt.saddr + 8);			\
+	}									\
 	return (hit_expr) ? XDP_DROP : XDP_PASS;				\
 }
 

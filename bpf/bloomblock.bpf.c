@@ -161,7 +161,7 @@ static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
 static __always_inline int match_ip6(const struct bb_ctx *c, const __u8 *addr)
 {
 	const struct bb_header *hdr = c->hdr;
-	struct bb_key_ip6 key;
+	__u64 hi, lo;
 	__u32 i;
 
 	if ((hdr->flags & BB_HDR_F_V6_SHORT) && short_hit(c->filter, 0, addr))
@@ -169,8 +169,8 @@ static __always_inline int match_ip6(const struct bb_ctx *c, const __u8 *addr)
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v6_plens)
 			break;
-		bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-		if (hash_hit(c, bb_hash_ip6(&key, hdr->seed)))
+		bb_key_ip6_words(addr, hdr->v6_plens[i], &hi, &lo);
+		if (hash_hit(c, bb_hash_ip6_words(hi, lo, hdr->v6_plens[i], hdr->seed)))
 			return 1;
 	}
 	return 0;
@@ -194,7 +194,7 @@ static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 le
  */
 static __always_inline int name_hit(const struct bb_ctx *c, __u32 kind, __u32 start, __u32 l)
 {
-	__u64 head = bb_name_head(bb_read64(c->sc->key, start), l);
+	__u64 head = bb_name_head(bb_name_word(c->sc->key, start), l);
 
 	return hash_hit(c, bb_name_fin(c->sc->name_states[(l / 8) & (BB_NAME_STATES - 1)],
 					  head, l, kind));
@@ -219,7 +219,7 @@ static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
 	for (i = 0, left = len / 8 + 1; i < BB_NAME_STATES - 1; i++) {
 		if (--left == 0)
 			break;
-		s = bb_name_mix(s, bb_read64(key, end - 8 * (i + 1)));
+		s = bb_name_mix(s, bb_name_word(key, end - 8 * (i + 1)));
 		st[i + 1] = s;
 	}
 	if (name_hit(c, BB_KEY_NAME, 1, bb_forget(key, len)))
@@ -339,8 +339,8 @@ static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls
 
 		if (i >= len)
 			break;
-		__builtin_memcpy(&v, w->buf + (i & (BB_TLS_BUF - 1)), 8);
-		__builtin_memcpy(c->sc->key + ((1 + i) & (BB_KEYBUF_BYTES / 2 - 1)), &v, 8);
+		v = bb_load64(w->buf + (i & (BB_TLS_BUF - 1)));
+		bb_store64(c->sc->key + ((1 + i) & (BB_KEYBUF_BYTES / 2 - 1)), v);
 		barrier();	/* or clang makes it a memmove, which BPF has not */
 	}
 	if (bb_name_finish(c->sc->key, &len) != BB_NAME_FOUND) {
@@ -351,19 +351,25 @@ static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls
 	return BB_FOUND_NAME;
 }
 
+/* The flow key in five word stores (a memset and copies were 2-byte stores). */
 static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt)
 {
-	__builtin_memset(k, 0, sizeof(*k));
-	if (pkt->l3_proto == ETH_P_IP) {
-		__builtin_memcpy(k->saddr, pkt->saddr, 4);
-		__builtin_memcpy(k->daddr, pkt->daddr, 4);
+	__u8 *b = (__u8 *)k;
+	__u32 family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
+
+	if (family == 4) {
+		bb_store64(b, bb_load32(pkt->saddr));
+		bb_store64(b + 8, 0);
+		bb_store64(b + 16, bb_load32(pkt->daddr));
+		bb_store64(b + 24, 0);
 	} else {
-		__builtin_memcpy(k->saddr, pkt->saddr, 16);
-		__builtin_memcpy(k->daddr, pkt->daddr, 16);
+		bb_store64(b, bb_load64(pkt->saddr));
+		bb_store64(b + 8, bb_load64(pkt->saddr + 8));
+		bb_store64(b + 16, bb_load64(pkt->daddr));
+		bb_store64(b + 24, bb_load64(pkt->daddr + 8));
 	}
-	k->sport = pkt->sport;
-	k->dport = pkt->dport;
-	k->family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
+	/* sport, dport, family, pad: little-endian, as BPF on x86 */
+	bb_store64(b + 32, pkt->sport | (__u32)pkt->dport << 16 | (__u64)family << 32);
 }
 
 /* Count a finished walk; an SNI goes on to be matched. */
@@ -491,8 +497,8 @@ static __always_inline int check_http(const struct bb_ctx *c, const struct bb_pa
 
 		if (i * 8 + 8 > n || (void *)(p + i * 8 + 8) > data_end)
 			break;
-		__builtin_memcpy(&v, p + i * 8, 8);
-		__builtin_memcpy(c->sc->req + i * 8, &v, 8);
+		v = bb_load64(p + i * 8);
+		bb_store64(c->sc->req + i * 8, v);
 	}
 	/* and the last few bytes one by one */
 	n = bb_forget(c->sc->key, i * 8);

@@ -4,6 +4,7 @@
 #define BB_HASH_H
 
 #include "bloomblock.h"
+#include "bb_mem.h"
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
@@ -29,12 +30,17 @@ static __always_inline __u64 bb_rotl64(__u64 x, int r)
 	return (x << r) | (x >> (64 - r));
 }
 
+/*
+ * XXH64's reads, little-endian as BPF and x86 are. Byte by byte (a memcpy from an
+ * unaligned pointer): as single loads (bb_load64()) the URL program, 30 XXH64s,
+ * walks past the verifier's 1M instructions.
+ */
 static __always_inline __u64 bb_read64(const __u8 *p, __u32 off)
 {
 	__u64 v;
 
 	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
-	return v;	/* XXH64 reads little-endian; BPF and x86 are */
+	return v;
 }
 
 static __always_inline __u32 bb_read32(const __u8 *p, __u32 off)
@@ -43,6 +49,12 @@ static __always_inline __u32 bb_read32(const __u8 *p, __u32 off)
 
 	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
 	return v;
+}
+
+/* A word of a name at key[off] for bb_hash_name()'s chain: one load. */
+static __always_inline __u64 bb_name_word(const __u8 *key, __u32 off)
+{
+	return bb_load64(key + (off & BB_HASH_OFF_MASK));
 }
 
 static __always_inline __u64 bb_xxh_round(__u64 acc, __u64 input)
@@ -248,9 +260,8 @@ static __always_inline void bb_block_set(struct bb_block *blk, __u64 h, __u32 k)
  */
 static __always_inline __u64 bb_key_ip4_word(const __u8 *addr, __u32 plen)
 {
-	__u32 a, mask = (__u32)(~0ULL << ((32 - plen) & 63));
+	__u32 a = bb_load32(addr), mask = (__u32)(~0ULL << ((32 - plen) & 63));
 
-	__builtin_memcpy(&a, addr, 4);
 	a = __builtin_bswap32(__builtin_bswap32(a) & mask);	/* masked in host order */
 	return (__u64)a << 32 | (__u64)(plen & 0xff) << 8 | BB_KEY_IP4;
 }
@@ -269,17 +280,22 @@ static __always_inline __u64 bb_mask64(__u32 plen)
 }
 
 /*
- * Masking by halves, not per byte: a branch per byte on a length the verifier does
- * not know multiplies the paths it walks by the bytes.
+ * The address masked to plen, as the two little-endian words of its bytes (what
+ * the key holds). Masking by halves, not per byte: a branch per byte on a length
+ * the verifier does not know multiplies the paths it walks by the bytes.
  */
+static __always_inline void bb_key_ip6_words(const __u8 *addr, __u32 plen, __u64 *hi, __u64 *lo)
+{
+	*hi = __builtin_bswap64(__builtin_bswap64(bb_load64(addr)) & bb_mask64(plen));
+	*lo = __builtin_bswap64(__builtin_bswap64(bb_load64(addr + 8)) &
+				bb_mask64(plen > 64 ? plen - 64 : 0));
+}
+
 static __always_inline void bb_key_ip6_make(struct bb_key_ip6 *key, const __u8 *addr, __u32 plen)
 {
 	__u64 hi, lo;
 
-	__builtin_memcpy(&hi, addr, 8);
-	__builtin_memcpy(&lo, addr + 8, 8);
-	hi = __builtin_bswap64(__builtin_bswap64(hi) & bb_mask64(plen));
-	lo = __builtin_bswap64(__builtin_bswap64(lo) & bb_mask64(plen > 64 ? plen - 64 : 0));
+	bb_key_ip6_words(addr, plen, &hi, &lo);
 	key->kind = BB_KEY_IP6;
 	key->plen = plen;
 	key->pad[0] = 0;
@@ -329,6 +345,19 @@ static __always_inline __u64 bb_hash_ip6(const struct bb_key_ip6 *key, __u64 see
 	__builtin_memcpy(&w0, p, 8);
 	__builtin_memcpy(&w1, p + 8, 8);
 	__builtin_memcpy(&w2, p + 16, 4);
+	return bb_fmix64(bb_fmix64(bb_fmix64(w0 ^ seed) ^ w1) ^ w2);
+}
+
+/*
+ * bb_hash_ip6() of the key of (hi, lo, plen) from bb_key_ip6_words(), without the
+ * key: its bytes are kind, plen, 2 zeros, then the address, so its words are these.
+ */
+static __always_inline __u64 bb_hash_ip6_words(__u64 hi, __u64 lo, __u32 plen, __u64 seed)
+{
+	__u64 w0 = hi << 32 | (__u64)(plen & 0xff) << 8 | BB_KEY_IP6;
+	__u64 w1 = hi >> 32 | lo << 32;
+	__u32 w2 = lo >> 32;
+
 	return bb_fmix64(bb_fmix64(bb_fmix64(w0 ^ seed) ^ w1) ^ w2);
 }
 

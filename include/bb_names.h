@@ -139,11 +139,10 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 
 		if ((void *)(q + w * 8 + 8) > end)
 			break;
-		__builtin_memcpy(&v, q + w * 8, 8);
+		v = bb_load64(q + w * 8);
 		if (bb_has_zero8(v))
 			break;
-		v = bb_lower8(v);
-		__builtin_memcpy(key + w * 8, &v, 8);
+		bb_store64(key + w * 8, bb_lower8(v));
 	}
 	w = bb_forget(key, w * 8) & 511;	/* one verifier state for every w */
 	if ((void *)(q + w + 8) <= end) {
@@ -151,10 +150,10 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 		 * usually whole in the packet): copy it all, the zero is its lowest zero */
 		__u64 v, z;
 
-		__builtin_memcpy(&v, q + w, 8);
+		v = bb_load64(q + w);
 		z = (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
 		if (z) {
-			__builtin_memcpy(key + (w & BB_KEYBUF_MASK), &(__u64){ bb_lower8(v) }, 8);
+			bb_store64(key + (w & BB_KEYBUF_MASK), bb_lower8(v));
 			raw = w + bb_low_zero_byte(z) + 1;
 		}
 	} else {
@@ -314,7 +313,7 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 		/* little-endian; the mask, a no-op here, bounds i for the verifier (and
 		 * the barrier keeps clang from dropping it for the check above) */
 		bb_barrier_var(i);
-		__builtin_memcpy(&v, req + (i & (BB_HTTP_SCAN_MAX - 1)), sizeof(v));
+		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
 		lf = bb_zero_bytes(v ^ 0x0a0a0a0a0a0a0a0aULL);
 		if (!lf) {
 			i += 8;
@@ -324,7 +323,7 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
 			break;
 		bb_barrier_var(i);
-		__builtin_memcpy(&v, req + (i & (BB_HTTP_SCAN_MAX - 1)), sizeof(v));
+		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
 		if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
 			host_start = i + 6;
 			break;
@@ -363,8 +362,8 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 	for (n = 0, i = BB_NAME_MAX + 1; n < (BB_NAME_MAX + 8) / 8; n++) {
 		__u64 v, stop;
 
-		__builtin_memcpy(&v, req + ((host_start + n * 8) & (BB_HTTP_SCAN_MAX - 1)), 8);
-		__builtin_memcpy(key + 1 + n * 8, &v, 8);
+		v = bb_load64(req + ((host_start + n * 8) & (BB_HTTP_SCAN_MAX - 1)));
+		bb_store64(key + 1 + n * 8, v);
 		stop = bb_bytes_below(v, 0x21) | bb_zero_bytes(v ^ 0x3a3a3a3a3a3a3a3aULL);
 		if (stop) {
 			i = n * 8 + bb_low_zero_byte(stop);
@@ -395,8 +394,8 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 
 		if (i * 8 >= n)
 			break;
-		__builtin_memcpy(&v, req + ((path_start + i * 8) & (BB_HTTP_SCAN_MAX - 1)), 8);
-		__builtin_memcpy(key + ((1 + *host_len + i * 8) & (BB_KEYBUF_BYTES / 2 - 1)), &v, 8);
+		v = bb_load64(req + ((path_start + i * 8) & (BB_HTTP_SCAN_MAX - 1)));
+		bb_store64(key + ((1 + *host_len + i * 8) & (BB_KEYBUF_BYTES / 2 - 1)), v);
 	}
 	*path_len = n;
 	return BB_NAME_FOUND;

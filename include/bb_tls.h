@@ -4,6 +4,7 @@
 #define BB_TLS_H
 
 #include "bloomblock.h"
+#include "bb_mem.h"
 
 /*
  * A ClientHello with post-quantum key shares is ~1.8 KB and crosses two or more
@@ -69,6 +70,10 @@ struct bb_flow_key {
 };
 
 _Static_assert(sizeof(struct bb_flow_key) == 40, "bb_flow_slot() hashes five words");
+_Static_assert(__builtin_offsetof(struct bb_flow_key, sport) == 32 &&
+	       __builtin_offsetof(struct bb_flow_key, dport) == 34 &&
+	       __builtin_offsetof(struct bb_flow_key, family) == 36,
+	       "the BPF program writes ports and family as the key's last word");
 
 /*
  * The flow's slot in the count of waiting walks (bb_pending in the BPF program),
@@ -78,10 +83,10 @@ _Static_assert(sizeof(struct bb_flow_key) == 40, "bb_flow_slot() hashes five wor
 
 static __always_inline __u32 bb_flow_slot(const struct bb_flow_key *k)
 {
-	__u64 w[5], x;
+	const __u8 *b = (const __u8 *)k;
+	__u64 x = bb_load64(b) ^ bb_load64(b + 8) ^ bb_load64(b + 16) ^ bb_load64(b + 24) ^
+		  bb_load64(b + 32);
 
-	__builtin_memcpy(w, k, sizeof(w));
-	x = w[0] ^ w[1] ^ w[2] ^ w[3] ^ w[4];
 	return (x * 0x9e3779b97f4a7c15ULL) >> (64 - BB_PENDING_BITS);
 }
 
@@ -113,8 +118,8 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 		if (off < BB_TLS_MAX_BYTES && off + 8 <= seg_len) {
 			p = data + off;
 			if ((void *)(p + 8) <= end) {
-				__builtin_memcpy(&v, p, 8);
-				__builtin_memcpy(w->buf, &v, 8);
+				v = bb_load64(p);
+				bb_store64(w->buf, v);
 				w->have = 8;
 				return 1;
 			}
@@ -133,8 +138,8 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 		p = data + off;
 		if ((void *)(p + 8) > end)
 			break;
-		__builtin_memcpy(&v, p, 8);
-		__builtin_memcpy(w->buf + (w->have & (BB_TLS_BUF - 1)), &v, 8);
+		v = bb_load64(p);
+		bb_store64(w->buf + (w->have & (BB_TLS_BUF - 1)), v);
 		w->have += 8;
 	}
 	for (i = 0; i < bound; i++) {
@@ -379,8 +384,8 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 		q = bb_tls_at(data, end, seg_len, pos + e * 8, 8);
 		if (!q)
 			return BB_TLS_MORE;
-		__builtin_memcpy(&v, q, 8);
-		__builtin_memcpy(w->buf + e * 8, &v, 8);
+		v = bb_load64(q);
+		bb_store64(w->buf + e * 8, v);
 	}
 	if (len & 7) {
 		__u64 v;
@@ -388,11 +393,11 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 		q = bb_tls_at(data, end, seg_len, pos + len - 8, 8);
 		if (!q)
 			return BB_TLS_MORE;
-		__builtin_memcpy(&v, q, 8);
+		v = bb_load64(q);
 		if (len < 8)
-			__builtin_memcpy(w->buf, &(__u64){ v >> (8 * (8 - len)) }, 8);
+			bb_store64(w->buf, v >> (8 * (8 - len)));
 		else
-			__builtin_memcpy(w->buf + ((len - 8) & (BB_TLS_BUF - 1)), &v, 8);
+			bb_store64(w->buf + ((len - 8) & (BB_TLS_BUF - 1)), v);
 	}
 	w->name_len = len;
 	w->ech |= ech;
