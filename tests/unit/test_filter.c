@@ -370,6 +370,33 @@ static void test_hash_userspace(void)
 		   bad, bad_len);
 }
 
+/*
+ * The BPF side hashes an IPv6 address from two words, without building the key
+ * (bb_hash_ip6_words()); userspace builds the key (bb_key_ip6_make(), then
+ * bb_hash_ip6()). Both on random addresses, every prefix length, random seeds.
+ */
+static void test_hash_ip6_words(void)
+{
+	unsigned int plen, rep, bad = 0, bad_plen = 0;
+
+	for (plen = 0; plen <= 128; plen++) {
+		for (rep = 0; rep < 200; rep++) {
+			struct bb_key_ip6 key;
+			__u8 addr[16];
+			__u64 seed = rnd(), hi, lo;
+			size_t i;
+
+			for (i = 0; i < sizeof(addr); i++)
+				addr[i] = (__u8)rnd();
+			bb_key_ip6_make(&key, addr, plen);
+			bb_key_ip6_words(addr, plen, &hi, &lo);
+			if (bb_hash_ip6_words(hi, lo, plen, seed) != bb_hash_ip6(&key, seed) && !bad++)
+				bad_plen = plen;
+		}
+	}
+	tap_result(!bad, "IPv6: the hash from two words equals the hash of the key",
+		   "%u mismatches, first at /%u", bad, bad_plen);
+}
 
 /*
  * The name hash the BPF side computes in parts (bpf/bloomblock.bpf.c match_name()):
@@ -568,6 +595,7 @@ int main(void)
 		n_keys = 50000;
 	tap_plan_header();
 	test_hash_userspace();
+	test_hash_ip6_words();
 	test_name_hash_suffixes();
 	test_name_hash_distinct();
 	test_plan();
