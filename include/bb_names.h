@@ -74,15 +74,20 @@ static __always_inline __u8 bb_lower(__u8 c)
 	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
 
-/* bb_lower() on eight bytes at once: bytes 'A'..'Z' get 0x20, no others. */
-static __always_inline __u64 bb_lower8(__u64 v)
+/* Bit 7 of each byte of v in 'A'..'Z', exactly. */
+static __always_inline __u64 bb_upper_bytes(__u64 v)
 {
 	__u64 low7 = v & 0x7f7f7f7f7f7f7f7fULL;		/* no carry out of a byte */
 	__u64 ge_a = low7 + 0x3f3f3f3f3f3f3f3fULL;	/* bit 7: byte >= 'A' */
 	__u64 gt_z = low7 + 0x2525252525252525ULL;	/* bit 7: byte > 'Z' */
-	__u64 upper = ge_a & ~gt_z & ~v & 0x8080808080808080ULL;
 
-	return v | upper >> 2;
+	return ge_a & ~gt_z & ~v & 0x8080808080808080ULL;
+}
+
+/* bb_lower() on eight bytes at once: bytes 'A'..'Z' get 0x20, no others. */
+static __always_inline __u64 bb_lower8(__u64 v)
+{
+	return v | bb_upper_bytes(v) >> 2;
 }
 
 /*
@@ -202,10 +207,22 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 	return BB_NAME_FOUND;
 }
 
-/* Lowercase key[1 .. len] and drop one trailing dot; reject what no list can hold. */
+/* Bit 7 of each zero byte of v, exactly: no borrow runs from one byte into the next. */
+static __always_inline __u64 bb_zero_bytes_exact(__u64 v)
+{
+	return ~(((v & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | v) & 0x8080808080808080ULL;
+}
+
+/*
+ * Lowercase key[1 .. len] and drop one trailing dot; reject what no list can hold:
+ * a byte below '!', '/', or 0x7f and above. Eight bytes a step. The borrows of the
+ * tests mark only bytes above a true match, so the bytes past the name in its last
+ * word cannot make one inside it bad; those bytes are left as they were. The dots
+ * are recorded in order.
+ */
 static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 {
-	__u32 i, n = bb_forget(key, *len);
+	__u32 i, k, n = bb_forget(key, *len);
 
 	if (n && key[n & BB_KEYBUF_MASK] == '.')
 		n--;
@@ -214,17 +231,28 @@ static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 	if (n > BB_NAME_MAX)
 		return BB_NAME_BAD;
 	bb_dots_reset(key);
-	for (i = 1; i <= BB_NAME_MAX; i++) {
-		__u8 c;
+	for (i = 0; i < (BB_NAME_MAX + 7) / 8; i++) {
+		__u32 at = 1 + 8 * i;
+		__u64 v, keep, dots;
 
-		if (i > n)
+		if (at > n)
 			break;
-		c = key[i & BB_KEYBUF_MASK];
-		if (c <= ' ' || c == '/' || c >= 0x7f)
+		keep = 0x8080808080808080ULL;	/* bit 7 of the name's bytes in this word */
+		if (n - at < 7)
+			keep >>= 8 * (7 - (n - at));
+		v = bb_load64(key + at);
+		if ((v | bb_bytes_below(v, '!') | bb_zero_bytes(v ^ 0x2f2f2f2f2f2f2f2fULL) |
+		     bb_zero_bytes(v ^ 0x7f7f7f7f7f7f7f7fULL)) & keep)
 			return BB_NAME_BAD;
-		key[i & BB_KEYBUF_MASK] = bb_lower(c);
-		if (c == '.' && i > 1)
-			bb_dots_add(key, i);
+		bb_store64(key + at, v | (bb_upper_bytes(v) & keep) >> 2);	/* bb_lower8() */
+		/* a dot at position 1 is not recorded: no parent starts there */
+		dots = bb_zero_bytes_exact(v ^ 0x2e2e2e2e2e2e2e2eULL) & keep & (i ? ~0ULL : ~0x80ULL);
+		for (k = 0; k < 8; k++) {
+			if (!dots)
+				break;
+			bb_dots_add(key, at + bb_low_zero_byte(dots));
+			dots &= dots - 1;
+		}
 	}
 	*len = bb_forget(key, n);
 	return BB_NAME_FOUND;
