@@ -73,13 +73,15 @@ static __always_inline void flow_forget(const struct bb_flow_key *key, __u32 slo
 }
 
 /*
- * What the first program learnt of a packet that goes on to a protocol's program,
- * the payload as an offset from the packet's start: the tail call keeps no
- * registers, and the protocol's program would otherwise parse every header again.
- * A TLS packet's flow key is left in the scratch's flow.
+ * What the first program's parse learnt of a TLS or HTTP packet, for
+ * bb_service_xdp() / bb_service_tc(), the payload as an offset from the packet's
+ * start: that function is verified on its own and gets only the context, so
+ * these come back from memory as values the verifier knows nothing of, and every
+ * header layout reaches its parsers as one verifier state. A TLS packet's flow
+ * key is left in the scratch's flow.
  */
 struct bb_handoff {
-	__u32 armed;		/* 1 + the service, set just before the tail call */
+	__u32 armed;		/* 1 + the service, set just before the call */
 	__u32 payload_off;	/* at most BB_PAYLOAD_OFF_MAX */
 	__u32 payload_len;
 	__u32 seq;
@@ -88,7 +90,7 @@ struct bb_handoff {
 
 /*
  * Per CPU, too big for the stack: the key buffer, a copy of a request's head, a
- * ClientHello walk, and what an HTTP request's program found for the URL program
+ * ClientHello walk, and what an HTTP request's check found for the URL program
  * that it tail-calls (the same CPU runs both, nothing runs between them).
  */
 struct bb_scratch {
@@ -527,11 +529,12 @@ static __always_inline int check_http(const struct bb_ctx *c, const struct bb_pa
 }
 
 /*
- * TLS and HTTP names are checked in programs of their own, reached by tail calls
- * (enum bb_service in include/bloomblock.h): one per protocol finds the name and
- * matches it, one more matches an HTTP request's URL. Each is verified alone, so
- * each stays within the verifier's budget (1M instructions walked, 8192 pending
- * branches). A DNS query's name is small to find: the first program checks it.
+ * Where names are checked (enum bb_service in include/bloomblock.h): a DNS query's
+ * in the first program's own code, it is small to find; a ClientHello's or an HTTP
+ * request's in a global function the first program calls, verified once on its
+ * own (bb_service_xdp()); an HTTP request's URL in a program of its own, reached
+ * by a tail call. So each walk stays within the verifier's budget (1M instructions
+ * for a program and its functions, 8192 pending branches).
  */
 #define BB_PAYLOAD_OFF_MAX 1024	/* headers longer than this: the payload is not read */
 
@@ -744,23 +747,21 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 		if (*svc == BB_SVC_QUIC) {
 			hit = check_quic(&c, &pkt, data_end);
 		} else if (*svc == BB_SVC_DNS) {
-			/* small enough to check here: no tail call, no second look at the
-			 * filter (~10 ns of a query's ~130) */
+			/* small enough to check here, with no call and no second look
+			 * at the filter */
 			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
 				return match_found(&c, BB_SVC_DNS);
 		} else if (*svc != BB_SVC_NONE) {
 			hand_off(c.sc, &pkt, data, *svc);
-			return BB_TAIL;
+			return BB_TAIL;	/* to bb_service_xdp() or bb_service_tc() */
 		}
 	}
 	return verdict(&c, hit);
 }
 
 /*
- * A protocol's program: take the payload the first program found (a tail call
- * keeps nothing of its registers), find the name and match it in place; BB_TAIL:
- * an HTTP request's URL next. (Matching was a program of its own, one more tail
- * call and ~20 ns; the parsers now leave the verifier room for it.)
+ * A ClientHello's or an HTTP request's name: take the payload the first program
+ * found, find the name and match it in place; BB_TAIL: an HTTP request's URL next.
  */
 static __always_inline int service_core(void *data, void *data_end, int svc)
 {
@@ -821,10 +822,11 @@ static __always_inline int xdp_action(int v)
 }
 
 /*
- * The tail-call tables, one per hook family. Userspace fills them after loading
- * (bb_services_fill()), not libbpf from a static initialiser: an instance loads
- * only the families its hooks need, and a table cannot point at a program that
- * was not loaded.
+ * The tail-call tables, one per hook family: only the URL program's slot is used
+ * now (the TLS and HTTP slots held programs of their own until a call replaced
+ * their tail calls). Userspace fills them after loading (bb_services_fill()), not
+ * libbpf from a static initialiser: an instance loads only the families its hooks
+ * need, and a table cannot point at a program that was not loaded.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
@@ -839,21 +841,17 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
 	return xdp_action(url_core());
 }
 
-#define BB_XDP_SERVICE(name, svc)						\
-SEC("xdp")									\
-int name(struct xdp_md *ctx)							\
-{										\
-	int v = service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc); \
-										\
-	if (v == BB_TAIL) {							\
-		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);			\
-		v = tail_call_failed();						\
-	}									\
-	return xdp_action(v);							\
+/*
+ * A TLS or HTTP packet's name: a global function, which the verifier checks once
+ * on its own, from its arguments' types alone (the context, a scalar), not once
+ * per state of the caller's walk. It takes what the first program parsed from the
+ * scratch (struct bb_handoff). It was a program reached by a tail call, which
+ * costs ~20 ns here; a call costs a few. BB_TAIL: an HTTP request's URL next.
+ */
+__noinline int bb_service_xdp(struct xdp_md *ctx, int svc)
+{
+	return service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc);
 }
-
-BB_XDP_SERVICE(bloomblock_xdp_tls, BB_SVC_TLS)
-BB_XDP_SERVICE(bloomblock_xdp_http, BB_SVC_HTTP)
 
 SEC("xdp")
 int bloomblock_xdp(struct xdp_md *ctx)
@@ -862,8 +860,10 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	int svc = BB_SVC_NONE, v;
 
 	v = bloomblock_core(data, data_end, BB_INGRESS, &svc);
+	if (v == BB_TAIL)
+		v = bb_service_xdp(ctx, svc);
 	if (v == BB_TAIL) {
-		bpf_tail_call(ctx, &services_xdp, svc);
+		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);
 		v = tail_call_failed();
 	}
 	return xdp_action(v);
@@ -900,21 +900,11 @@ int bloomblock_tc_url(struct __sk_buff *skb)
 	return tc_action(skb, url_core());
 }
 
-#define BB_TC_SERVICE(name, svc)						\
-SEC("tc")									\
-int name(struct __sk_buff *skb)							\
-{										\
-	int v = service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc); \
-										\
-	if (v == BB_TAIL) {							\
-		bpf_tail_call(skb, &services_tc, BB_SVC_URL);			\
-		v = tail_call_failed();						\
-	}									\
-	return tc_action(skb, v);						\
+/* bb_service_xdp() for tc. */
+__noinline int bb_service_tc(struct __sk_buff *skb, int svc)
+{
+	return service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc);
 }
-
-BB_TC_SERVICE(bloomblock_tc_tls, BB_SVC_TLS)
-BB_TC_SERVICE(bloomblock_tc_http, BB_SVC_HTTP)
 
 /*
  * tc sees GSO and GRO packets whose payload may not be in the linear part: pull
@@ -929,8 +919,10 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 	if (skb->data_end - skb->data < skb->len)
 		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
 	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &svc);
+	if (v == BB_TAIL)
+		v = bb_service_tc(skb, svc);
 	if (v == BB_TAIL) {
-		bpf_tail_call(skb, &services_tc, svc);
+		bpf_tail_call(skb, &services_tc, BB_SVC_URL);
 		v = tail_call_failed();
 	}
 	return tc_action(skb, v);

@@ -220,12 +220,14 @@ _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
 #endif
 
 /*
- * Slots of the tail-call tables (services_xdp, services_tc): the protocol programs
- * and the URL program. Userspace fills them (bb_services_fill()).
+ * The services a packet's name is checked for, and the slots of the tail-call
+ * tables (services_xdp, services_tc). Only the URL program is reached by a tail
+ * call: DNS is checked in the first program, TLS and HTTP in a function it calls.
+ * Userspace fills the URL slot (bb_services_fill()).
  */
 enum bb_service {
 	BB_SVC_NONE = -1,
-	BB_SVC_DNS,	/* checked in the first program: its slot stays empty */
+	BB_SVC_DNS,
 	BB_SVC_TLS,
 	BB_SVC_HTTP,
 	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */

@@ -91,11 +91,7 @@ static const struct {
 	const char *table, *prog;
 	__u32 slot;
 } service_slots[] = {
-	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_tls", BB_SVC_TLS },
-	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_http", BB_SVC_HTTP },
 	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_url", BB_SVC_URL },
-	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_tls", BB_SVC_TLS },
-	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_http", BB_SVC_HTTP },
 	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_url", BB_SVC_URL },
 };
 
