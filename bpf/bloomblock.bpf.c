@@ -11,8 +11,11 @@
 #include "bb_tls.h"
 
 /*
- * Needs Linux 5.10: BPF_F_INNER_MAP (inner maps of any size, 5.10), BPF_F_MMAPABLE
- * arrays (5.5), XDP bpf_links (5.9), bounded loops (5.3).
+ * Needs Linux 5.10: BPF_F_INNER_MAP (inner maps of any size, 5.10), calls in
+ * programs that also tail-call (x86-64, 5.10), global functions (5.6),
+ * BPF_F_MMAPABLE arrays (5.5), XDP bpf_links (5.9), bounded loops (5.3). And a CPU
+ * with efficient unaligned access (x86-64, arm64): words are read at any offset
+ * (include/bb_mem.h).
  */
 
 /*
