@@ -350,8 +350,9 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 		q = bb_tls_at(data, end, seg_len, pos, 4);
 		if (!q || pos + 4 > ext_end)
 			return BB_TLS_MORE;
-		type = bb_tls_be16(q);
-		len = bb_tls_be16(q + 2);
+		type = __builtin_bswap32(bb_load32(q));	/* type and length, big-endian */
+		len = type & 0xffff;
+		type >>= 16;
 		if (pos + 4 + len > ext_end)
 			return BB_TLS_MORE;
 		ech |= type == BB_TLS_EXT_ECH;
