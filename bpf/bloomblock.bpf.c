@@ -103,7 +103,7 @@ struct bb_scratch {
 	struct bb_tls_walk walk;
 	struct bb_flow_key flow;
 	__u32 flow_slot;	/* bb_flow_slot(&flow) */
-	struct bb_handoff handoff;	/* the first program's parse, for the protocol's */
+	struct bb_handoff handoff;	/* the first program's parse, for bb_service_*() */
 	__u32 name_len;		/* key[1 .. name_len] */
 	__u32 path_len;		/* HTTP: the path after the host */
 	__u32 path_full;	/* HTTP: the path was not cut */
@@ -286,7 +286,7 @@ static __always_inline int port_in(const __u16 *ports, __u16 port)
 }
 
 /*
- * The service programs find a name and leave it in the scratch key buffer; the
+ * The protocols' checks find a name and leave it in the scratch key buffer; the
  * return value says what next.
  */
 enum bb_found {
@@ -652,7 +652,7 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 	return verdict(c, hit);
 }
 
-/* Leave what the protocol's program needs of the packet (struct bb_handoff). */
+/* Leave what bb_service_xdp() / bb_service_tc() need of the packet (struct bb_handoff). */
 static __always_inline void hand_off(struct bb_scratch *sc, const struct bb_packet *pkt,
 				     void *data, int svc)
 {
@@ -669,7 +669,7 @@ static __always_inline void hand_off(struct bb_scratch *sc, const struct bb_pack
 	h->armed = 1 + svc;
 }
 
-/* The packet as the first program left it, once; 0: it did not leave one for svc. */
+/* The packet as hand_off() left it, once; 0: it did not leave one for svc. */
 static __always_inline int take_handoff(struct bb_scratch *sc, struct bb_packet *pkt,
 					void *data, int svc)
 {
@@ -689,8 +689,9 @@ static __always_inline int take_handoff(struct bb_scratch *sc, struct bb_packet 
 }
 
 /*
- * The first program: parse, the address check, and which service's program to
- * go on in (*svc). Every path that ends here counts what it did.
+ * The first program: parse, the address check, a DNS query's name, and for TLS and
+ * HTTP which service to go on with (*svc, BB_TAIL). Every path that ends here
+ * counts what it did.
  */
 static __always_inline int bloomblock_core(void *data, void *data_end, int dir, int *svc)
 {
