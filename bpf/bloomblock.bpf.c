@@ -76,19 +76,18 @@ static __always_inline void flow_forget(const struct bb_flow_key *key, __u32 slo
 }
 
 /*
- * What the first program's parse learnt of a TLS or HTTP packet, for
- * bb_service_xdp() / bb_service_tc(), the payload as an offset from the packet's
- * start: that function is verified on its own and gets only the context, so
- * these come back from memory as values the verifier knows nothing of, and every
- * header layout reaches its parsers as one verifier state. A TLS packet's flow
- * key is left in the scratch's flow.
+ * What the first program's parse learnt of a TLS or HTTP packet, passed on to
+ * bb_service_xdp() / bb_service_tc() as arguments: the payload as an offset from
+ * the packet's start. That function is verified on its own, from its arguments'
+ * types, so these reach its parsers as values the verifier knows nothing of: every
+ * header layout is one verifier state there. A TLS packet's flow key is left in
+ * the scratch's flow.
  */
-struct bb_handoff {
-	__u32 armed;		/* 1 + the service, set just before the call */
+struct bb_next {
+	int svc;		/* enum bb_service */
 	__u32 payload_off;	/* at most BB_PAYLOAD_OFF_MAX */
 	__u32 payload_len;
-	__u32 seq;
-	__u32 tcp_flags;
+	__u64 seq_flags;	/* TCP: the sequence number, the flags above it */
 };
 
 /*
@@ -103,7 +102,6 @@ struct bb_scratch {
 	struct bb_tls_walk walk;
 	struct bb_flow_key flow;
 	__u32 flow_slot;	/* bb_flow_slot(&flow) */
-	struct bb_handoff handoff;	/* the first program's parse, for bb_service_*() */
 	__u32 name_len;		/* key[1 .. name_len] */
 	__u32 path_len;		/* HTTP: the path after the host */
 	__u32 path_full;	/* HTTP: the path was not cut */
@@ -594,7 +592,7 @@ enum bb_verdict {
 	BB_PASS,
 	BB_DROP,
 	BB_FLAG,	/* pass, and mark at tc */
-	BB_TAIL,	/* go on in the program *svc says */
+	BB_TAIL,	/* go on: bb_service_*() for next->svc, or the URL program */
 };
 
 /* Count and turn a hit into a verdict by the filter's mode. */
@@ -652,48 +650,13 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 	return verdict(c, hit);
 }
 
-/* Leave what bb_service_xdp() / bb_service_tc() need of the packet (struct bb_handoff). */
-static __always_inline void hand_off(struct bb_scratch *sc, const struct bb_packet *pkt,
-				     void *data, int svc)
-{
-	struct bb_handoff *h = &sc->handoff;
-
-	h->payload_off = pkt->payload - data;
-	h->payload_len = pkt->payload_len;
-	h->seq = pkt->seq;
-	h->tcp_flags = pkt->tcp_flags;
-	if (svc == BB_SVC_TLS) {
-		flow_key(&sc->flow, pkt);
-		sc->flow_slot = bb_flow_slot(&sc->flow) & ((1 << BB_PENDING_BITS) - 1);
-	}
-	h->armed = 1 + svc;
-}
-
-/* The packet as hand_off() left it, once; 0: it did not leave one for svc. */
-static __always_inline int take_handoff(struct bb_scratch *sc, struct bb_packet *pkt,
-					void *data, int svc)
-{
-	struct bb_handoff *h = &sc->handoff;
-	__u32 off = h->payload_off, len = h->payload_len;
-
-	if (h->armed != 1 + (__u32)svc)
-		return 0;
-	h->armed = 0;
-	if (off > BB_PAYLOAD_OFF_MAX || len > 0xffff)
-		return 0;
-	pkt->payload = data + off;
-	pkt->payload_len = len;
-	pkt->seq = h->seq;
-	pkt->tcp_flags = h->tcp_flags;
-	return 1;
-}
-
 /*
  * The first program: parse, the address check, a DNS query's name, and for TLS and
- * HTTP which service to go on with (*svc, BB_TAIL). Every path that ends here
- * counts what it did.
+ * HTTP what to go on with (*next, BB_TAIL). Every path that ends here counts what
+ * it did.
  */
-static __always_inline int bloomblock_core(void *data, void *data_end, int dir, int *svc)
+static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
+					   struct bb_next *next)
 {
 	struct bb_cursor cur = { .pos = data, .end = data_end };
 	struct bb_packet pkt;
@@ -747,16 +710,22 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 	}
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
 		c.sc = bpf_map_lookup_elem(&scratch, &zero);
-		*svc = c.sc ? service_of(c.filter, c.sc, &cur, &pkt, data) : BB_SVC_NONE;
-		if (*svc == BB_SVC_QUIC) {
+		next->svc = c.sc ? service_of(c.filter, c.sc, &cur, &pkt, data) : BB_SVC_NONE;
+		if (next->svc == BB_SVC_QUIC) {
 			hit = check_quic(&c, &pkt, data_end);
-		} else if (*svc == BB_SVC_DNS) {
+		} else if (next->svc == BB_SVC_DNS) {
 			/* small enough to check here, with no call and no second look
 			 * at the filter */
 			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
 				return match_found(&c, BB_SVC_DNS);
-		} else if (*svc != BB_SVC_NONE) {
-			hand_off(c.sc, &pkt, data, *svc);
+		} else if (next->svc != BB_SVC_NONE) {
+			next->payload_off = pkt.payload - data;
+			next->payload_len = pkt.payload_len;
+			next->seq_flags = pkt.seq | (__u64)pkt.tcp_flags << 32;
+			if (next->svc == BB_SVC_TLS) {
+				flow_key(&c.sc->flow, &pkt);
+				c.sc->flow_slot = bb_flow_slot(&c.sc->flow);
+			}
 			return BB_TAIL;	/* to bb_service_xdp() or bb_service_tc() */
 		}
 	}
@@ -764,10 +733,12 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir, 
 }
 
 /*
- * A ClientHello's or an HTTP request's name: take the payload the first program
- * found, find the name and match it in place; BB_TAIL: an HTTP request's URL next.
+ * A ClientHello's or an HTTP request's name (struct bb_next): find it in the
+ * payload the first program found and match it in place; BB_TAIL: an HTTP
+ * request's URL next.
  */
-static __always_inline int service_core(void *data, void *data_end, int svc)
+static __always_inline int service_core(void *data, void *data_end, int svc, __u32 payload_off,
+					__u32 payload_len, __u64 seq_flags)
 {
 	struct bb_packet pkt = {};
 	struct bb_ctx c = {};
@@ -778,9 +749,21 @@ static __always_inline int service_core(void *data, void *data_end, int svc)
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
-	if (!take_handoff(c.sc, &pkt, data, svc) || !open_filter(&c) ||
-	    !(c.hdr->flags & BB_HDR_F_SERVICES))
+	/*
+	 * The bounds service_of() checked, again for this function's verifier walk.
+	 * Through memory first, as there: what the parsers' checks would learn of a
+	 * copy in a register would split their walk.
+	 */
+	payload_off = bb_forget(c.sc->key, payload_off);
+	payload_len = bb_forget(c.sc->key, payload_len);
+	if (payload_off > BB_PAYLOAD_OFF_MAX || payload_len > 0xffff)
+		return verdict(&c, 0);
+	if (!open_filter(&c) || !(c.hdr->flags & BB_HDR_F_SERVICES))
 		return verdict(&c, 0);	/* the filter was swapped meanwhile */
+	pkt.payload = data + payload_off;
+	pkt.payload_len = payload_len;
+	pkt.seq = (__u32)seq_flags;
+	pkt.tcp_flags = seq_flags >> 32;
 	if (svc == BB_SVC_TLS)
 		found = check_tls(&c, &pkt, data_end);
 	else
@@ -847,25 +830,29 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
 
 /*
  * A TLS or HTTP packet's name: a global function, which the verifier checks once
- * on its own, from its arguments' types alone (the context, a scalar), not once
- * per state of the caller's walk. It takes what the first program parsed from the
- * scratch (struct bb_handoff). It was a program reached by a tail call, which
- * costs ~20 ns here; a call costs a few. BB_TAIL: an HTTP request's URL next.
+ * on its own, from its arguments' types alone (the context and scalars: struct
+ * bb_next), not once per state of the caller's walk. It was a program reached by
+ * a tail call, which costs ~20 ns here; a call costs a few. BB_TAIL: an HTTP
+ * request's URL next.
  */
-__noinline int bb_service_xdp(struct xdp_md *ctx, int svc)
+__noinline int bb_service_xdp(struct xdp_md *ctx, int svc, __u32 payload_off, __u32 payload_len,
+			      __u64 seq_flags)
 {
-	return service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc);
+	return service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc,
+			    payload_off, payload_len, seq_flags);
 }
 
 SEC("xdp")
 int bloomblock_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
-	int svc = BB_SVC_NONE, v;
+	struct bb_next next = { .svc = BB_SVC_NONE };
+	int v;
 
-	v = bloomblock_core(data, data_end, BB_INGRESS, &svc);
+	v = bloomblock_core(data, data_end, BB_INGRESS, &next);
 	if (v == BB_TAIL)
-		v = bb_service_xdp(ctx, svc);
+		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
+				   next.seq_flags);
 	if (v == BB_TAIL) {
 		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);
 		v = tail_call_failed();
@@ -905,9 +892,11 @@ int bloomblock_tc_url(struct __sk_buff *skb)
 }
 
 /* bb_service_xdp() for tc. */
-__noinline int bb_service_tc(struct __sk_buff *skb, int svc)
+__noinline int bb_service_tc(struct __sk_buff *skb, int svc, __u32 payload_off, __u32 payload_len,
+			     __u64 seq_flags)
 {
-	return service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc);
+	return service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc,
+			    payload_off, payload_len, seq_flags);
 }
 
 /*
@@ -918,13 +907,14 @@ __noinline int bb_service_tc(struct __sk_buff *skb, int svc)
 
 static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 {
-	int svc = BB_SVC_NONE, v;
+	struct bb_next next = { .svc = BB_SVC_NONE };
+	int v;
 
 	if (skb->data_end - skb->data < skb->len)
 		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
-	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &svc);
+	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &next);
 	if (v == BB_TAIL)
-		v = bb_service_tc(skb, svc);
+		v = bb_service_tc(skb, next.svc, next.payload_off, next.payload_len, next.seq_flags);
 	if (v == BB_TAIL) {
 		bpf_tail_call(skb, &services_tc, BB_SVC_URL);
 		v = tail_call_failed();
