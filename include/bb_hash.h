@@ -164,26 +164,10 @@ static const __u32 bb_salts[BB_MAX_K] = {
 	0x165667b1U, 0xd3a2646dU, 0xfd7046c5U, 0xb55a4f09U,
 };
 
-/* Probe i's bit inside its word (word i % 8). */
-static __always_inline __u32 bb_probe_bit(__u64 h, __u32 i)
-{
-	return ((__u32)h * bb_salts[i]) >> 26;
-}
-
 /* Does k (8 or 16) name a probe count the split block supports? */
 static __always_inline int bb_k_valid(__u32 k)
 {
 	return k == BB_WORDS || k == 2 * BB_WORDS;
-}
-
-/* The key's bits in word w: one for k = 8, two for k = 16. */
-static __always_inline __u64 bb_word_mask(__u64 h, __u32 w, __u32 k)
-{
-	__u64 m = 1ULL << bb_probe_bit(h, w);
-
-	if (k > BB_WORDS)
-		m |= 1ULL << bb_probe_bit(h, w + BB_WORDS);
-	return m;
 }
 
 /*

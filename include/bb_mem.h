@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Loads and stores of 2, 4 and 8 bytes at any address, one instruction each. */
+/* Loads of 4 and 8 bytes and stores of 8 at any address, one instruction each. */
 #ifndef BB_MEM_H
 #define BB_MEM_H
 
@@ -45,11 +45,6 @@ static __always_inline __u32 bb_load32(const void *p)
 static __always_inline void bb_store64(void *p, __u64 v)
 {
 	__builtin_memcpy(BB_ANY_ALIGN(p, 8), &v, 8);
-}
-
-static __always_inline void bb_store32(void *p, __u32 v)
-{
-	__builtin_memcpy(BB_ANY_ALIGN(p, 4), &v, 4);
 }
 
 #endif /* BB_MEM_H */

@@ -115,7 +115,7 @@ static __always_inline __u64 bb_bytes_below(__u64 v, __u8 n)
 /* Is one of the eight bytes zero? */
 static __always_inline int bb_has_zero8(__u64 v)
 {
-	return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
+	return bb_zero_bytes(v) != 0;
 }
 
 /*
@@ -156,7 +156,7 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 		__u64 v, z;
 
 		v = bb_load64(q + w);
-		z = (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+		z = bb_zero_bytes(v);
 		if (z) {
 			bb_store64(key + (w & BB_KEYBUF_MASK), bb_lower8(v));
 			raw = w + bb_low_zero_byte(z) + 1;
@@ -323,12 +323,10 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 
 	/*
 	 * The Host header: "\nhost:" in any case, its value after spaces or a folded
-	 * line. One 8-byte compare per position, not six: each branch in this loop
-	 * is a state the verifier keeps pending, and it keeps at most 8192.
-	 */
-	/*
-	 * Only a line feed can start either: eight bytes a step to the next one, then
-	 * the compare there. Each step moves 8 bytes, or to just past a line feed.
+	 * line. Only a line feed can start it (or the end of the headers): eight bytes
+	 * a step to the next one, then one 8-byte compare there, not six: each branch
+	 * in this loop is a state the verifier keeps pending, and it keeps at most 8192.
+	 * Each step moves 8 bytes, or to just past a line feed.
 	 */
 	for (n = 0, i = path_end; n < BB_HTTP_SCAN_MAX - 8; n++) {
 		__u64 v, lf;

@@ -283,16 +283,6 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 }
 
 /*
- * The common case, fast: a new ClientHello whose fields, up to the whole SNI, are
- * in this one segment, read at packet offsets with the walk's own checks and
- * limits. BB_TLS_SNI: w->buf[0 .. w->name_len) holds the name and w->ech is set as
- * the walk would set it; the outcome is the walk's. BB_TLS_MORE: anything else
- * (a field past the segment, no SNI, a bad length, more extensions than the walk
- * follows), and the walk decides. w must be fresh (bb_tls_walk() from its start):
- * only the name's bytes in w->buf may be left behind, which the walk overwrites
- * before it reads them.
- */
-/*
  * n bytes of the segment at stream offset pos (below BB_TLS_MAX_BYTES), or NULL:
  * past the segment or the packet. The mask, a no-op, bounds pos for the verifier;
  * the barrier keeps clang from dropping it for the check before it.
@@ -309,6 +299,16 @@ static __always_inline const __u8 *bb_tls_at(const __u8 *data, const void *end, 
 	return (void *)(q + n) > end ? NULL : q;
 }
 
+/*
+ * The common case, fast: a new ClientHello whose fields, up to the whole SNI, are
+ * in this one segment, read at packet offsets with the walk's own checks and
+ * limits. BB_TLS_SNI: w->buf[0 .. w->name_len) holds the name and w->ech is set as
+ * the walk would set it; the outcome is the walk's. BB_TLS_MORE: anything else
+ * (a field past the segment, no SNI, a bad length, more extensions than the walk
+ * follows), and the walk decides. w must be fresh (bb_tls_walk() from its start):
+ * only the name's bytes in w->buf may be left behind, which the walk overwrites
+ * before it reads them.
+ */
 static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data, const void *end,
 					__u32 seg_len)
 {
