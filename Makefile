@@ -12,11 +12,11 @@ CC		?= gcc
 ARCH		:= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 
-PKGS		:= libbpf libxxhash jansson libidn2
+PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
 		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
-LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lz -lm -lpthread
+LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lm -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ -Wall -Werror \
 		   -Iinclude -I/usr/include/$(MULTIARCH)
 
@@ -37,7 +37,7 @@ BPF_PROGS	:= bloomblock
 BPF_TEST_PROGS	:= xxhash_test
 # The pure core (list parsing, names, filter building) needs no libbpf and no root:
 # unit tests link it alone. Everything else in user/ is the CLI over libbpf.
-CORE_SRCS	:= user/list.c user/name.c user/filter.c
+CORE_SRCS	:= $(wildcard user/list_*.c) user/reader.c user/name.c user/filter.c
 CLI_SRCS	:= $(filter-out $(CORE_SRCS),$(wildcard user/*.c))
 CORE_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 CLI_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))

@@ -457,11 +457,13 @@ static void add_entry(struct build_job *job, const struct bb_entry *e)
 		break;
 	case BB_ENTRY_NAME:
 		/* "evil.example" is the name itself and the parent of its subdomains;
-		 * "*.evil.example" is only the parent.
+		 * "*.evil.example" is only the parent, an exact name only itself.
 		 */
 		job->flags |= BB_HDR_F_NAMES;
 		if (e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)
 			add_text(job, name_kinds + 1, 1, e->text);
+		else if (e->flags & BB_ENTRY_F_EXACT)
+			add_text(job, name_kinds, 1, e->text);
 		else
 			add_text(job, name_kinds, 2, e->text);
 		break;
@@ -871,6 +873,8 @@ void bb_key_tally_entry(struct bb_key_tally *tally, const struct bb_entry *e)
 	case BB_ENTRY_NAME:
 		if (e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY)
 			tally->parents_only++;
+		else if (e->flags & BB_ENTRY_F_EXACT)
+			tally->exact_only++;
 		else
 			tally->names++;
 		break;
@@ -892,6 +896,7 @@ void bb_key_tally_sum(struct bb_key_tally *sum, const struct bb_key_tally *add)
 		sum->v6_plens[p] += add->v6_plens[p];
 	sum->names += add->names;
 	sum->parents_only += add->parents_only;
+	sum->exact_only += add->exact_only;
 	sum->urls += add->urls;
 	sum->bad |= add->bad;
 }
@@ -944,7 +949,7 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 	filter_config(filter, opts);
 	filter->keys_by_kind[BB_KEY_IP4] = expanded_keys(tally->v4_plens, 32, &filter->v4);
 	filter->keys_by_kind[BB_KEY_IP6] = expanded_keys(tally->v6_plens, 128, &filter->v6);
-	filter->keys_by_kind[BB_KEY_NAME] = tally->names;
+	filter->keys_by_kind[BB_KEY_NAME] = tally->names + tally->exact_only;
 	filter->keys_by_kind[BB_KEY_NAME_PARENT] = tally->names + tally->parents_only;
 	filter->keys_by_kind[BB_KEY_URL] = tally->urls;
 	for (p = 0, keys = 0; p < BB_KEY_KIND_MAX; p++)
@@ -956,7 +961,7 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 		if (tally->v6_plens[p])
 			filter->hdr.flags |= BB_HDR_F_V6_SHORT;
 	}
-	if (tally->names || tally->parents_only)
+	if (tally->names || tally->parents_only || tally->exact_only)
 		filter->hdr.flags |= BB_HDR_F_NAMES;
 	if (tally->urls)
 		filter->hdr.flags |= BB_HDR_F_URLS;

@@ -98,6 +98,7 @@ struct bb_key_tally {
 	__u64 v6_plens[129];
 	__u64 names;		/* names: two keys each, the name and the parent */
 	__u64 parents_only;	/* "*.name": the parent key only */
+	__u64 exact_only;	/* an exact name: the name key only */
 	__u64 urls;
 	bool bad;		/* an entry no list parse makes */
 };

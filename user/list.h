@@ -21,6 +21,8 @@ enum bb_entry_kind {
 /* struct bb_entry.flags */
 enum bb_entry_flags {
 	BB_ENTRY_F_SUBDOMAINS_ONLY = 1U << 0,	/* "*.evil.example": not evil.example itself */
+	BB_ENTRY_F_EXACT	= 1U << 1,	/* the name alone, not its subdomains (an RPZ
+						 * QNAME trigger without its "*." twin) */
 };
 
 struct bb_entry {
@@ -44,7 +46,28 @@ enum bb_reject_reason {
 	BB_REJECT_PATTERN,	/* Adblock URL fragment or wildcard pattern, regex */
 	BB_REJECT_TOO_LONG,	/* line, name or URL longer than we can key */
 	BB_REJECT_IP_AS_NAME,	/* hosts line names an IP address, not a host */
+	BB_REJECT_HOSTS_MAPPING, /* hosts line maps names to a public address: not a block */
+	BB_REJECT_UNSUPPORTED,	/* a format's construct the filter cannot express or follow
+				 * ($INCLUDE, an ipset entry with a port, a line-spanning CSV
+				 * field, a rule for every name) */
 	BB_REJECT_REASON_MAX,
+};
+
+/*
+ * Lines that a format defines and that are understood, but hold no block: counted,
+ * never reported one by one.
+ */
+enum bb_skip_reason {
+	BB_SKIP_DIRECTIVE,	/* structure: SOA, NS, $TTL, server:, ipset create, a CSV header
+				 * row, a JSON metadata line, a resolver option */
+	BB_SKIP_ALLOW,		/* the list marks it as not blocked: rpz-passthru, a transparent
+				 * zone, ipset nomatch, dnsmasq server=/name/# */
+	BB_SKIP_ANSWER,		/* a local answer or a forward, not a block: dnsmasq
+				 * address=/name/192.0.2.1, RPZ local data, a redirect */
+	BB_SKIP_TRIGGER,	/* an RPZ trigger a packet filter cannot see: rpz-nsdname,
+				 * rpz-nsip, rpz-client-ip */
+	BB_SKIP_OTHER_SET,	/* an ipset entry of a set not chosen (--ipset-set) */
+	BB_SKIP_REASON_MAX,
 };
 
 struct bb_list_counts {
@@ -55,9 +78,78 @@ struct bb_list_counts {
 	size_t comments;			/* #, ;, !, [Adblock Plus 2.0] headers */
 	size_t preamble;			/* localhost, broadcasthost, 0.0.0.0, local hosts lines */
 	size_t rejected[BB_REJECT_REASON_MAX];
+	size_t skipped[BB_SKIP_REASON_MAX];
+	size_t ranges;				/* lines of address ranges (A-B), each one or
+						 * more CIDR entries */
+	size_t widened;				/* URL entries made host entries (urls_as_hosts) */
 };
 
-#define BB_LIST_MAX_THREADS 64
+/* How a file is read. Detected from its content unless given (--format). */
+enum bb_list_format {
+	BB_FORMAT_AUTO,
+	BB_FORMAT_PLAIN,	/* addresses, CIDRs, ranges, names, URLs, one a line */
+	BB_FORMAT_HOSTS,	/* 0.0.0.0 name... (read as plain: lists mix them) */
+	BB_FORMAT_ADBLOCK,	/* ||name^, @@, ! comments (read as plain, "_x" is a pattern) */
+	BB_FORMAT_P2P,		/* PeerGuardian: description:A-B */
+	BB_FORMAT_DNSMASQ,	/* address=/name/, server=/name/, local=/name/ */
+	BB_FORMAT_UNBOUND,	/* local-zone: "name" type */
+	BB_FORMAT_RPZ,		/* a DNS response policy zone file */
+	BB_FORMAT_JSON,		/* JSON lines: an object per line (Spamhaus DROP) */
+	BB_FORMAT_CSV,		/* comma-separated values, a column by header name */
+	BB_FORMAT_IPSET,	/* ipset save: create, add SET ENTRY */
+	BB_FORMAT_MAX,
+};
+
+enum bb_compression {
+	BB_COMPRESSION_NONE,
+	BB_COMPRESSION_GZIP,
+	BB_COMPRESSION_XZ,
+	BB_COMPRESSION_ZSTD,
+	BB_COMPRESSION_MAX,
+};
+
+#define BB_LIST_MAX_THREADS	64
+#define BB_LIST_MAX_SETS	64	/* ipset sets told apart in one file */
+#define BB_LIST_COLUMN_MAX	64	/* a CSV column's or JSON key's name */
+#define BB_LIST_NOTE_TEXT	80	/* bytes of a line kept in a bb_file_info note */
+
+/* What one file is read as: set per file by the caller. */
+struct bb_file_opts {
+	enum bb_list_format format;	/* BB_FORMAT_AUTO: detect from the content */
+	const char *column;		/* CSV: a header name or a 1-based number; JSON: a
+					 * key; NULL: chosen from the header or the keys */
+	bool urls_as_hosts;		/* a URL entry blocks its whole host instead */
+	const char *sets;		/* ipset: comma-separated set names to load; NULL: all */
+};
+
+/* A line worth naming in a summary: the first of its class. */
+struct bb_list_note {
+	size_t line;			/* 1-based; 0: no such line */
+	char text[BB_LIST_NOTE_TEXT + 1];	/* escaped, cut */
+};
+
+enum bb_line_class {
+	BB_CLASS_PREAMBLE,
+	BB_CLASS_SKIPPED,
+	BB_CLASS_REJECTED,
+	BB_CLASS_MAX,
+};
+
+/* What a file was read as, for the summary. */
+struct bb_file_info {
+	enum bb_list_format format;
+	enum bb_compression compression;
+	char column[BB_LIST_COLUMN_MAX + 32];	/* CSV or JSON: the column read, "" */
+	struct bb_list_note first[BB_CLASS_MAX];	/* the first line of each class */
+	unsigned int n_sets;				/* ipset: the sets of the file */
+	struct {
+		char name[32];
+		size_t entries;		/* its add lines */
+		bool chosen;
+	} sets[BB_LIST_MAX_SETS];
+	bool more_sets;			/* more than BB_LIST_MAX_SETS */
+	const char *missing_set;	/* a --ipset-set name the file does not have */
+};
 
 struct bb_list_opts {
 	FILE *report;		/* where "file:line: reason" goes; NULL: nowhere */
@@ -65,6 +157,8 @@ struct bb_list_opts {
 	unsigned int threads;	/* parse threads for a regular file; 0: one per online CPU */
 	size_t part_bytes;	/* size of the pieces a file is cut into; 0: 256 KiB (tests
 				 * cut small files into many) */
+	struct bb_file_opts file;	/* how to read the file */
+	struct bb_file_info *info;	/* out, when not NULL: what the file was read as */
 };
 
 struct bb_list {
@@ -79,12 +173,17 @@ void bb_list_free(struct bb_list *list);
 
 /*
  * Parse one file ("-" is stdin) and append its entries. Counts go to list->counts
- * and, for this file alone, to *file_counts when not NULL. Returns 0, or -errno
- * when the file cannot be read (reported with its name) or memory runs out.
+ * and, for this file alone, to *file_counts when not NULL; what it was read as to
+ * opts->info. Returns 0, or -errno when the file cannot be read (reported with its
+ * name): -ESTALE when it was truncated or rewritten while it was read, -EBADMSG when
+ * its compressed data is corrupt or cut short; -ENOMEM when memory runs out.
  * Rejected lines are not errors here: the caller decides (--strict).
- * A regular file is mapped and parsed by opts->threads threads, each taking pieces
- * cut at line boundaries; entries, counts, duplicates and reports (in line order,
- * the first report_max) are the same as a line-by-line parse gives.
+ * The format is opts->file.format, or detected from the first 64 KiB of content;
+ * gzip, xz and zstd input is detected by its magic bytes and inflated as it is read.
+ * A regular, uncompressed file in a format without state across lines is read in
+ * pieces cut at line boundaries by opts->threads threads; entries, counts, duplicates
+ * and reports (in line order, the first report_max) are the same as a line-by-line
+ * parse gives. Lines of any length are read; one over 4096 bytes is rejected whole.
  */
 int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_list_opts *opts,
 		       struct bb_list_counts *file_counts);
@@ -103,23 +202,25 @@ struct bb_list_sink {
  * Parse a regular file as bb_list_parse_file() does, threads and reports alike, but
  * store nothing: every valid entry goes to sink, and counts as accepted (there is
  * no set, so duplicates are not found: counts->duplicates stays 0). Memory does not
- * grow with the file: it is mapped, and a piece's pages leave the resident set once
- * parsed. Returns 0, -EINVAL for a file that is not regular (it could not be read a
- * second time), or -errno (reported with the file's name).
+ * grow with the file. Returns 0, -EINVAL for a file that is not regular (it could not
+ * be read a second time), or -errno as bb_list_parse_file() (reported with the name).
  */
 int bb_list_scan_file(const char *path, const struct bb_list_opts *opts,
 		      const struct bb_list_sink *sink, struct bb_list_counts *counts);
 
 /*
- * Parse one line (no line terminator needed; CR, BOM handled). Appends at most one
- * entry. Returns 1 for an entry added or a duplicate, 0 for a line that holds no
+ * Parse one line (no line terminator needed; CR, BOM handled) in the plain format:
+ * what plain lists, hosts files and Adblock lists hold. Appends the entries the
+ * line holds. Returns 1 for an entry added or a duplicate, 0 for a line that holds no
  * entry (blank, comment, preamble), or -(1 + enum bb_reject_reason) for a rejected
- * line; on reject *why (if not NULL) is set to a human-readable reason. -ENOMEM
- * (below every reject code) when memory runs out.
+ * line; on reject *why (if not NULL) is set to a human-readable reason.
+ * BB_LIST_NOMEM (below every reject code) when memory runs out.
  * A line from hosts files may carry one address and several names; every name
- * is added, and counted on its own (accepted, duplicate, preamble or rejected).
+ * is added, and counted on its own (accepted, duplicate, preamble or rejected). An
+ * address range (A-B) is added as the fewest CIDRs that cover it exactly.
  */
 int bb_list_parse_line(struct bb_list *list, const char *line, size_t len, const char **why);
+#define BB_LIST_NOMEM	(-4096)
 
 /*
  * Parse one item as the user types it to `bloomblock check`: IP, CIDR, name, *.name,
@@ -134,8 +235,24 @@ int bb_list_parse_item(const char *item, struct bb_entry *entry, char *text_buf,
 unsigned int bb_list_threads(unsigned int threads);
 
 size_t bb_list_rejected_total(const struct bb_list_counts *counts);
+size_t bb_list_skipped_total(const struct bb_list_counts *counts);
+void bb_list_counts_add(struct bb_list_counts *sum, const struct bb_list_counts *c);
 const char *bb_entry_kind_name(enum bb_entry_kind kind);	/* "ipv4", "ipv6", "name", "url" */
 const char *bb_reject_reason_name(enum bb_reject_reason reason);	/* snake_case */
+const char *bb_skip_reason_name(enum bb_skip_reason reason);	/* snake_case */
+const char *bb_line_class_name(enum bb_line_class class);	/* "hosts-file preamble"... */
+const char *bb_list_format_name(enum bb_list_format format);	/* "plain", "rpz"... */
+const char *bb_compression_name(enum bb_compression compression);	/* "gzip"..., "none" */
+/* A format by its name (bb_list_format_name(), "auto" too); -1: no such format. */
+int bb_list_format_parse(const char *name);
+
+/*
+ * Text for a terminal or a log: printable ASCII and valid UTF-8 as they are, every
+ * other byte (control bytes, invalid UTF-8, backslash too) as \xNN. Writes at most
+ * size - 1 bytes and a NUL; a cut never splits an escape or a character. Returns the
+ * input bytes written out.
+ */
+size_t bb_escape_text(const char *in, size_t len, char *out, size_t size);
 
 /*
  * Canonical hostname: lowercase ASCII, no trailing dot, IDN to punycode (libidn2).
