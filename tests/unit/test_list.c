@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "list.h"
 #include "rng.h"
@@ -125,10 +126,61 @@ static const struct line_case line_cases[] = {
 	REJECT("0.0.0.0 ev!l.example", BB_REJECT_BAD_NAME),
 	REJECT("evil.example other.example", BB_REJECT_SYNTAX),
 
+	/* an address with more columns: the address is the entry, the rest data */
+	ENTRY_IP("192.0.2.1\t12", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("192.0.2.1 3", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("198.51.100.7   0.75", BB_ENTRY_IP4, 32, "198.51.100.7"),
+	ENTRY_IP("198.51.100.0/24\t2021-01-05", BB_ENTRY_IP4, 24, "198.51.100.0"),
+	ENTRY_IP("203.0.113.5 2021-01-05 07:44:46 SBL123", BB_ENTRY_IP4, 32, "203.0.113.5"),
+	ENTRY_IP("192.0.2.1,2021-01-05,malware", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("192.0.2.1;SBL1", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("2001:db8::5|high", BB_ENTRY_IP6, 128, "2001:db8::5"),
+	ENTRY_IP("192.0.2.1 SBL123", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("2001:db8::/32 17", BB_ENTRY_IP6, 32, "2001:db8::"),
+	ENTRY_IP("10.1.2.3 5", BB_ENTRY_IP4, 32, "10.1.2.3"),
+	ENTRY_IP("192.0.2.1 255.255.255.0", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	ENTRY_IP("192.0.2.1 0.0.0.0", BB_ENTRY_IP4, 0, "0.0.0.0"),
+	ENTRY_IP("192.0.2.1 255.0.255.0", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	REJECT("203.0.113.9 evil.example", BB_REJECT_HOSTS_MAPPING),
+	REJECT("203.0.113.9 www.evil.example evil.example", BB_REJECT_HOSTS_MAPPING),
+	REJECT("2001:db8::9 evil.example", BB_REJECT_HOSTS_MAPPING),
+	NONE("10.1.2.3 router.lan", C_PREAMBLE),
+	NONE("192.168.1.1 router", C_PREAMBLE),
+	ENTRY_IP("198.51.100.0/24 evil.example", BB_ENTRY_IP4, 24, "198.51.100.0"),
+	ENTRY_IP("10.0.0.0/8 bogon", BB_ENTRY_IP4, 8, "10.0.0.0"),
+	ENTRY_IP("0.0.0.0/8 reserved", BB_ENTRY_IP4, 8, "0.0.0.0"),
+	REJECT("fe80::1%eth0 5", BB_REJECT_BAD_ADDRESS),
+
+	/* ranges, IPv4-mapped IPv6 */
+	ENTRY_IP("192.0.2.0-192.0.2.255", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	ENTRY_IP("192.0.2.4 - 192.0.2.7", BB_ENTRY_IP4, 30, "192.0.2.4"),
+	ENTRY_IP("192.0.2.9-192.0.2.9", BB_ENTRY_IP4, 32, "192.0.2.9"),
+	ENTRY_IP("0.0.0.0-255.255.255.255", BB_ENTRY_IP4, 0, "0.0.0.0"),
+	ENTRY_IP("2001:db8::-2001:db8::ffff", BB_ENTRY_IP6, 112, "2001:db8::"),
+	ENTRY_IP("192.0.2.0-192.0.2.255 # a comment", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	ENTRY_IP("192.0.2.0-192.0.2.255\t7", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	REJECT("192.0.2.9-192.0.2.1", BB_REJECT_BAD_ADDRESS),
+	REJECT("192.0.2.1-2001:db8::1", BB_REJECT_BAD_ADDRESS),
+	REJECT("192.0.2.1-192.0.2.300", BB_REJECT_BAD_ADDRESS),
+	ENTRY_IP("::ffff:192.0.2.1", BB_ENTRY_IP4, 32, "192.0.2.1"),
+	ENTRY_IP("::FFFF:192.0.2.0/120", BB_ENTRY_IP4, 24, "192.0.2.0"),
+	ENTRY_IP("::ffff:0:0/96", BB_ENTRY_IP4, 0, "0.0.0.0"),
+	ENTRY_IP("::ffff:0:0/80", BB_ENTRY_IP6, 80, "::"),
+	ENTRY_IP("::ffff:c000:201", BB_ENTRY_IP4, 32, "192.0.2.1"),
+
+	/* names a list holds that look like other things */
+	ENTRY_NAME("_dmarc.evil.example", "_dmarc.evil.example"),
+	ENTRY_NAME("_sip._tcp.evil.example", "_sip._tcp.evil.example"),
+	ENTRY_NAME("1-800-flowers.example", "1-800-flowers.example"),
+	ENTRY_NAME("111.190.202.64.host.secureserver.net",
+		   "111.190.202.64.host.secureserver.net"),
+
 	/* URLs */
-	ENTRY_NAME("http://evil.example", "evil.example"),
-	ENTRY_NAME("https://evil.example/", "evil.example"),
-	ENTRY_NAME("https://xn--bankofamerica-yhc.ph", "xn--bankofamerica-yhc.ph"),
+	/* a URL without a path is still a URL: every path of the host, HTTP only */
+	ENTRY_URL("http://evil.example", "evil.example/"),
+	ENTRY_URL("https://evil.example/", "evil.example/"),
+	ENTRY_URL("https://xn--bankofamerica-yhc.ph", "xn--bankofamerica-yhc.ph/"),
+	ENTRY_URL("evil.example/", "evil.example/"),
 	ENTRY_URL("HTTP://Evil.Example:8080/Path/To?Q=1#frag", "evil.example/Path/To?Q=1"),
 	ENTRY_URL("https://instagramrecovery.blogspot.com/?m=1",
 		  "instagramrecovery.blogspot.com/?m=1"),
@@ -137,7 +189,7 @@ static const struct line_case line_cases[] = {
 	ENTRY_URL("http://user@evil.example/a", "evil.example/a"),
 	ENTRY_URL("https://x.edgeone.dev/?eta=t@a.net", "x.edgeone.dev/?eta=t@a.net"),
 	ENTRY_URL("https://od.example/matpwp#/main?type=x", "od.example/matpwp"),
-	ENTRY_IP("http://192.0.2.7/", BB_ENTRY_IP4, 32, "192.0.2.7"),
+	ENTRY_URL("http://192.0.2.7/", "192.0.2.7/"),
 	ENTRY_URL("http://192.0.2.7/x.exe", "192.0.2.7/x.exe"),
 	ENTRY_URL("http://[2001:DB8::1]:80/a", "[2001:db8::1]/a"),
 	ENTRY_URL("evil.example/phish/", "evil.example/phish/"),
@@ -378,7 +430,10 @@ static void test_names(void)
 	static const char *const kinds[] = { "ipv4", "ipv6", "name", "url" };
 	static const char *const reasons[] = {
 		"syntax", "bad_address", "bad_name", "single_label", "exception", "options",
-		"cosmetic", "pattern", "too_long", "ip_as_name",
+		"cosmetic", "pattern", "too_long", "ip_as_name", "hosts_mapping", "unsupported",
+	};
+	static const char *const skips[] = {
+		"directive", "allow", "answer", "trigger", "other_set",
 	};
 	char out[BB_NAME_MAX + 1];
 	const char *why = NULL;
@@ -392,6 +447,10 @@ static void test_names(void)
 	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
 		ok &= !strcmp(bb_reject_reason_name(i), reasons[i]);
 	ASSERT_TRUE(ok, "reject reason names");
+	ok = true;
+	for (i = 0; i < BB_SKIP_REASON_MAX; i++)
+		ok &= !strcmp(bb_skip_reason_name(i), skips[i]);
+	ASSERT_TRUE(ok, "skip reason names");
 
 	ASSERT_EQ(bb_name_canonical("M\xc3\xbcnchen.DE", 11, out, sizeof(out), &why), 0,
 		  "canonical IDN accepted");
@@ -417,6 +476,8 @@ struct file_case {
 	const char *file;
 	size_t lines, ip4, ip6, names, urls, dups, blank, comments, preamble;
 	size_t rejected[BB_REJECT_REASON_MAX];
+	enum bb_list_format format;	/* what it is detected as */
+	size_t skipped[BB_SKIP_REASON_MAX];
 };
 
 /*
@@ -431,23 +492,60 @@ struct file_case {
  * - nocoin-adblock: 212 "||" rules = 58 names (47 "||x^", 11 "||x") + 1 IP + 5 paths
  *   + 145 with options + 3 wildcards; 97 generic rules (72 + 25 with options) and the
  *   3 wildcards are patterns; 25 comments = 24 "!" + the [Adblock Plus 2.0] header.
- * - phishunt: 602 bare origins; 176 with path/query, one 1,059-byte URL too long.
+ * - phishunt: 602 bare origins (URL entries for the whole host, "host/"); 176 with
+ *   path/query, one 1,059-byte URL too long: 777 URLs.
  */
 static const struct file_case file_cases[] = {
 	{ "stevenblack-unified-hosts.ohnx-2019.hosts", 62986, 0, 0, 60585, 0, 0, 179, 2204, 17,
-	  { [BB_REJECT_IP_AS_NAME] = 1 } },
-	{ "adaway-hosts.txt", 10607, 0, 0, 6540, 0, 0, 2023, 2042, 2, { 0 } },
-	{ "nocoin-hosts.txt", 324, 0, 0, 313, 0, 0, 1, 10, 0, { 0 } },
-	{ "urlhaus-filter-hosts.txt", 2695, 0, 0, 2689, 0, 0, 0, 6, 0, { 0 } },
-	{ "urlhaus-filter-domains.txt", 25774, 23079, 0, 2689, 0, 0, 0, 6, 0, { 0 } },
-	{ "urlhaus-filter-agh-online.adblock.txt", 2859, 2234, 0, 619, 0, 0, 0, 6, 0, { 0 } },
+	  { [BB_REJECT_IP_AS_NAME] = 1 }, BB_FORMAT_HOSTS, { 0 } },
+	{ "adaway-hosts.txt", 10607, 0, 0, 6540, 0, 0, 2023, 2042, 2, { 0 }, BB_FORMAT_HOSTS,
+	  { 0 } },
+	{ "nocoin-hosts.txt", 324, 0, 0, 313, 0, 0, 1, 10, 0, { 0 }, BB_FORMAT_HOSTS, { 0 } },
+	{ "urlhaus-filter-hosts.txt", 2695, 0, 0, 2689, 0, 0, 0, 6, 0, { 0 }, BB_FORMAT_HOSTS,
+	  { 0 } },
+	{ "urlhaus-filter-domains.txt", 25774, 23079, 0, 2689, 0, 0, 0, 6, 0, { 0 },
+	  BB_FORMAT_PLAIN, { 0 } },
+	{ "urlhaus-filter-agh-online.adblock.txt", 2859, 2234, 0, 619, 0, 0, 0, 6, 0, { 0 },
+	  BB_FORMAT_ADBLOCK, { 0 } },
 	{ "urlhaus-filter-online.ublock.txt", 6369, 2234, 0, 620, 3508, 0, 0, 6, 0,
-	  { [BB_REJECT_TOO_LONG] = 1 } },
+	  { [BB_REJECT_TOO_LONG] = 1 }, BB_FORMAT_ADBLOCK, { 0 } },
 	{ "nocoin-adblock.txt", 358, 1, 0, 58, 5, 0, 16, 25, 0,
-	  { [BB_REJECT_EXCEPTION] = 8, [BB_REJECT_OPTIONS] = 145, [BB_REJECT_PATTERN] = 100 } },
-	{ "spamhaus-drop.txt", 1390, 1385, 0, 0, 0, 0, 0, 5, 0, { 0 } },
-	{ "spamhaus-dropv6.txt", 83, 0, 78, 0, 0, 0, 0, 5, 0, { 0 } },
-	{ "phishunt-urls.txt", 778, 0, 0, 602, 175, 0, 0, 0, 0, { [BB_REJECT_TOO_LONG] = 1 } },
+	  { [BB_REJECT_EXCEPTION] = 8, [BB_REJECT_OPTIONS] = 145, [BB_REJECT_PATTERN] = 100 },
+	  BB_FORMAT_ADBLOCK, { 0 } },
+	{ "spamhaus-drop.txt", 1390, 1385, 0, 0, 0, 0, 0, 5, 0, { 0 }, BB_FORMAT_PLAIN, { 0 } },
+	{ "spamhaus-dropv6.txt", 83, 0, 78, 0, 0, 0, 0, 5, 0, { 0 }, BB_FORMAT_PLAIN, { 0 } },
+	{ "phishunt-urls.txt", 778, 0, 0, 0, 777, 0, 0, 0, 0, { [BB_REJECT_TOO_LONG] = 1 },
+	  BB_FORMAT_PLAIN, { 0 } },
+	/*
+	 * MORE-FORMATS.md:
+	 * - Spamhaus DROP JSON: 1,670 records, one CIDR twice (62.60.226.0/24), and the
+	 *   metadata line: 1,669 entries, 1 duplicate, 1 directive.
+	 * - Feodo CSV: 8 '#' lines + the '# END' footer, the uncommented header row, 750
+	 *   rows of 728 distinct addresses.
+	 * - anti-AD dnsmasq: 4 "#KEY=value" lines, 33,820 distinct address=/name/ lines.
+	 * - URLhaus Unbound: 6 comments, 2,689 always_nxdomain zones.
+	 * - HaGeZi RPZ: $TTL, SOA, NS; 13 comments; 1,480 names, each as "name" (exact)
+	 *   and "*.name" (its subdomains): 2,960 entries.
+	 * - ipdeny ipset: 11 create lines, 18,765 adds in 11 sets, 84 prefixes in two sets.
+	 * - duhow: 4,321 addresses + 131 CIDRs, 46 comments (27 commented-out addresses),
+	 *   7 blank.
+	 */
+	{ "spamhaus-drop-v4.2026-07-24.json", 1671, 1669, 0, 0, 0, 1, 0, 0, 0, { 0 },
+	  BB_FORMAT_JSON, { [BB_SKIP_DIRECTIVE] = 1 } },
+	{ "feodo-ipblocklist.2021-12-20.csv", 760, 728, 0, 0, 0, 22, 0, 9, 0, { 0 },
+	  BB_FORMAT_CSV, { [BB_SKIP_DIRECTIVE] = 1 } },
+	{ "anti-ad-dnsmasq.2020-03-25.conf", 33824, 0, 0, 33820, 0, 0, 0, 4, 0, { 0 },
+	  BB_FORMAT_DNSMASQ, { 0 } },
+	{ "urlhaus-filter-unbound.conf", 2695, 0, 0, 2689, 0, 0, 0, 6, 0, { 0 },
+	  BB_FORMAT_UNBOUND, { 0 } },
+	{ "hagezi-doh-rpz.zone", 2976, 0, 0, 2960, 0, 0, 0, 13, 0, { 0 }, BB_FORMAT_RPZ,
+	  { [BB_SKIP_DIRECTIVE] = 3 } },
+	{ "ipdeny-countries.ipset", 18776, 18681, 0, 0, 0, 84, 0, 0, 0, { 0 }, BB_FORMAT_IPSET,
+	  { [BB_SKIP_DIRECTIVE] = 11 } },
+	{ "urlhaus-filter-hosts.txt.gz", 2695, 0, 0, 2689, 0, 0, 0, 6, 0, { 0 }, BB_FORMAT_HOSTS,
+	  { 0 } },
+	{ "duhow-blocklist-source.txt", 4505, 4452, 0, 0, 0, 0, 7, 46, 0, { 0 }, BB_FORMAT_PLAIN,
+	  { 0 } },
 };
 
 static bool counts_equal(const struct bb_list_counts *c, const struct file_case *fc, char *diff,
@@ -473,6 +571,8 @@ static bool counts_equal(const struct bb_list_counts *c, const struct file_case 
 	CHECK(c->preamble, fc->preamble, "preamble");
 	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
 		CHECK(c->rejected[i], fc->rejected[i], bb_reject_reason_name(i));
+	for (i = 0; i < BB_SKIP_REASON_MAX; i++)
+		CHECK(c->skipped[i], fc->skipped[i], bb_skip_reason_name(i));
 #undef CHECK
 	return true;
 }
@@ -480,7 +580,8 @@ static bool counts_equal(const struct bb_list_counts *c, const struct file_case 
 static size_t counts_sum(const struct bb_list_counts *c)
 {
 	return c->accepted[0] + c->accepted[1] + c->accepted[2] + c->accepted[3] + c->duplicates +
-	       c->blank + c->comments + c->preamble + bb_list_rejected_total(c);
+	       c->blank + c->comments + c->preamble + bb_list_rejected_total(c) +
+	       bb_list_skipped_total(c);
 }
 
 static const struct bb_entry *find_entry(const struct bb_list *list, enum bb_entry_kind kind,
@@ -502,13 +603,17 @@ static void test_real_lists(void)
 	for (i = 0; i < sizeof(file_cases) / sizeof(file_cases[0]); i++) {
 		const struct file_case *fc = &file_cases[i];
 		struct bb_list_counts c;
+		struct bb_file_info info;
 		struct bb_list list;
 		char path[1200], name[200], diff[200] = "";
 		int ret;
 
 		list_path(path, sizeof(path), fc->file);
 		bb_list_init(&list);
-		ret = bb_list_parse_file(&list, path, NULL, &c);
+		ret = bb_list_parse_file(&list, path, &(struct bb_list_opts){ .info = &info }, &c);
+		snprintf(name, sizeof(name), "%s: read as %s", fc->file,
+			 bb_list_format_name(fc->format));
+		ASSERT_TRUE(ret == 0 && info.format == fc->format, name);
 		snprintf(name, sizeof(name), "%s: counts", fc->file);
 		tap_result(ret == 0 && counts_equal(&c, fc, diff, sizeof(diff)), name,
 			   "parse returned %d; %s", ret, diff);
@@ -613,6 +718,131 @@ static void test_list_contents(void)
 	bb_list_free(&list);
 }
 
+static bool entries_equal(const struct bb_list *a, const struct bb_list *b, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct bb_entry *x = &a->entries[i], *y = &b->entries[i];
+
+		if (x->kind != y->kind || x->plen != y->plen || x->flags != y->flags ||
+		    memcmp(x->addr, y->addr, sizeof(x->addr)) || !x->text != !y->text ||
+		    (x->text && strcmp(x->text, y->text))) {
+			*at = i;
+			return false;
+		}
+	}
+	*at = i;
+	return a->n == b->n;
+}
+
+static const struct bb_entry *find_addr(const struct bb_list *list, const char *item)
+{
+	char text[BB_KEY_MAX + 1];
+	struct bb_entry want;
+	size_t i;
+
+	if (bb_list_parse_item(item, &want, text, sizeof(text), NULL))
+		return NULL;
+	for (i = 0; i < list->n; i++)
+		if (list->entries[i].kind == want.kind && list->entries[i].plen == want.plen &&
+		    !memcmp(list->entries[i].addr, want.addr, 16))
+			return &list->entries[i];
+	return NULL;
+}
+
+static const struct bb_entry *find_flags(const struct bb_list *list, const char *name, int flags)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->entries[i].kind == BB_ENTRY_NAME && list->entries[i].flags == flags &&
+		    !strcmp(list->entries[i].text, name))
+			return &list->entries[i];
+	return NULL;
+}
+
+static void parse_real(struct bb_list *list, const char *file)
+{
+	char path[1200];
+
+	list_path(path, sizeof(path), file);
+	bb_list_init(list);
+	bb_list_parse_file(list, path, NULL, NULL);
+}
+
+/* The traps MORE-FORMATS.md names, in the files of the formats it adds. */
+static void test_more_contents(void)
+{
+	struct bb_list list, other;
+	struct bb_list_counts c;
+	size_t i, exact = 0, sub = 0, at;
+	char path[1200];
+
+	parse_real(&list, "anti-ad-dnsmasq.2020-03-25.conf");
+	ASSERT_TRUE(find_entry(&list, BB_ENTRY_NAME, "jx.cn") &&
+		    find_entry(&list, BB_ENTRY_NAME, "c.wechat.jx.cn") &&
+		    find_entry(&list, BB_ENTRY_NAME, "cqmjjx.cn") &&
+		    find_entry(&list, BB_ENTRY_NAME, "xn--2qux23c9ziyrq.icu"),
+		    "dnsmasq: jx.cn, the name under it, cqmjjx.cn, a punycode name");
+	bb_list_free(&list);
+
+	parse_real(&list, "hagezi-doh-rpz.zone");
+	for (i = 0; i < list.n; i++) {
+		exact += list.entries[i].flags == BB_ENTRY_F_EXACT;
+		sub += list.entries[i].flags == BB_ENTRY_F_SUBDOMAINS_ONLY;
+	}
+	ASSERT_TRUE(exact == 1480 && sub == 1480, "rpz: 1,480 names, each exact and as *.name");
+	ASSERT_TRUE(find_flags(&list, "rpz-public-resolver1.rrdns.pch.net", BB_ENTRY_F_EXACT) &&
+		    find_flags(&list, "rpz-public-resolver1.rrdns.pch.net",
+			       BB_ENTRY_F_SUBDOMAINS_ONLY),
+		    "rpz: a name that starts with rpz- is an ordinary trigger");
+	ASSERT_TRUE(!find_entry(&list, BB_ENTRY_NAME, "localhost") &&
+		    !find_entry(&list, BB_ENTRY_NAME, "root.localhost"),
+		    "rpz: the SOA's and NS's localhost. are no entries");
+	bb_list_free(&list);
+
+	/* the Unbound zones are the hosts file's names, one for one */
+	parse_real(&list, "urlhaus-filter-hosts.txt");
+	list_path(path, sizeof(path), "urlhaus-filter-unbound.conf");
+	bb_list_parse_file(&list, path, NULL, &c);
+	ASSERT_TRUE(c.duplicates == 2689 && c.accepted[BB_ENTRY_NAME] == 0,
+		    "unbound: every zone is a name of the hosts file");
+	bb_list_free(&list);
+
+	parse_real(&list, "urlhaus-filter-hosts.txt");
+	parse_real(&other, "urlhaus-filter-hosts.txt.gz");
+	ASSERT_TRUE(entries_equal(&list, &other, &at) &&
+		    !memcmp(&list.counts, &other.counts, sizeof(c)),
+		    "gzip: the same entries and counts as the file it inflates to");
+	bb_list_free(&list);
+	bb_list_free(&other);
+
+	parse_real(&list, "spamhaus-drop-v4.2026-07-24.json");
+	ASSERT_TRUE(find_addr(&list, "62.60.226.0/24") && find_addr(&list, "23.143.16.0/24") &&
+		    find_addr(&list, "41.71.150.0/24"),
+		    "json: the twice-listed CIDR, the rir:null record, a CIDR inside another");
+	bb_list_free(&list);
+
+	parse_real(&list, "feodo-ipblocklist.2021-12-20.csv");
+	ASSERT_TRUE(find_addr(&list, "217.17.56.163") && find_addr(&list, "51.178.161.32") &&
+		    !find_entry(&list, BB_ENTRY_NAME, "dst_ip"),
+		    "csv: the addresses of column dst_ip, and not its header");
+	bb_list_free(&list);
+
+	parse_real(&list, "ipdeny-countries.ipset");
+	ASSERT_TRUE(find_addr(&list, "92.119.90.16") && find_addr(&list, "178.248.237.18") &&
+		    find_addr(&list, "119.161.128.0/17"),
+		    "ipset: bare addresses of a hash:net set as /32s, and networks");
+	bb_list_free(&list);
+
+	parse_real(&list, "duhow-blocklist-source.txt");
+	ASSERT_TRUE(!find_addr(&list, "218.92.0.22") && find_addr(&list, "218.92.0.34") &&
+		    find_addr(&list, "103.0.0.0/8") && find_addr(&list, "49.245.62.0"),
+		    "duhow: a commented-out address is none, an active twin is; /8; a .0 host");
+	bb_list_free(&list);
+}
+
 static int write_temp(char *path, size_t size, const char *data, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -640,7 +870,7 @@ static void test_files(void)
 	static const char first[] = "evil.example\n192.0.2.1\nhttp://evil.example/a\n";
 	static const char second[] = "EVIL.example.\n0.0.0.0 evil.example\n192.0.2.1/32\n"
 				     "||evil.example/a^\n*.evil.example\nnew.example";
-	char path1[1300], path2[1300], rep[4096], path[1200];
+	char path1[1300], path2[1300], rep[4096];
 	struct bb_list_counts c;
 	struct bb_list list;
 	FILE *report;
@@ -677,6 +907,26 @@ static void test_files(void)
 	unlink(path2);
 	bb_list_free(&list);
 
+	bb_list_init(&list);
+	report = fmemopen(rep, sizeof(rep), "w");
+	ret = bb_list_parse_file(&list, "/nonexistent/list.txt",
+				 &(struct bb_list_opts){ report, 0 }, &c);
+	fclose(report);
+	ASSERT_EQ(ret, -ENOENT, "missing file: -ENOENT");
+	ASSERT_STREQ(rep, "/nonexistent/list.txt: No such file or directory\n",
+		     "missing file: reported with its name");
+	bb_list_free(&list);
+}
+
+/* Real lists across files: duplicates, reports. */
+static void test_real_files(void)
+{
+	char path[1200], path1[1300], rep[4096];
+	struct bb_list_counts c;
+	struct bb_list list;
+	FILE *report;
+	int ret;
+
 	/* Cross-file duplicates on real lists: the domains list holds every hosts name. */
 	bb_list_init(&list);
 	list_path(path, sizeof(path), "urlhaus-filter-hosts.txt");
@@ -706,15 +956,6 @@ static void test_files(void)
 		  "report: exactly 2 lines shown");
 	bb_list_free(&list);
 
-	bb_list_init(&list);
-	report = fmemopen(rep, sizeof(rep), "w");
-	ret = bb_list_parse_file(&list, "/nonexistent/list.txt",
-				 &(struct bb_list_opts){ report, 0 }, &c);
-	fclose(report);
-	ASSERT_EQ(ret, -ENOENT, "missing file: -ENOENT");
-	ASSERT_STREQ(rep, "/nonexistent/list.txt: No such file or directory\n",
-		     "missing file: reported with its name");
-	bb_list_free(&list);
 }
 
 
@@ -729,7 +970,7 @@ static int parse_reference(struct bb_list *list, const char *path, size_t report
 {
 	FILE *f = fopen(path, "r"), *out = fmemopen(rep, rep_size, "w");
 	size_t cap = 0, lineno = 0, shown = 0, unshown = 0;
-	char *line = NULL;
+	char *line = NULL, text[4 * 160 + 1];
 	ssize_t n;
 
 	if (!f || !out) {
@@ -755,10 +996,9 @@ static int parse_reference(struct bb_list *list, const char *path, size_t report
 		shown++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			len--;
-		if (len > 160)
-			fprintf(out, "%s:%zu: %s (%.*s...)\n", path, lineno, why, 160, line);
-		else
-			fprintf(out, "%s:%zu: %s (%.*s)\n", path, lineno, why, (int)len, line);
+		/* what a report shows: 160 bytes at most, escaped */
+		bb_escape_text(line, len > 160 ? 160 : len, text, sizeof(text));
+		fprintf(out, "%s:%zu: %s (%s%s)\n", path, lineno, why, text, len > 160 ? "..." : "");
 	}
 	if (unshown)
 		fprintf(out, "%s: %zu more rejected lines not shown\n", path, unshown);
@@ -768,23 +1008,6 @@ static int parse_reference(struct bb_list *list, const char *path, size_t report
 	return 0;
 }
 
-static bool entries_equal(const struct bb_list *a, const struct bb_list *b, size_t *at)
-{
-	size_t i;
-
-	for (i = 0; i < a->n && i < b->n; i++) {
-		const struct bb_entry *x = &a->entries[i], *y = &b->entries[i];
-
-		if (x->kind != y->kind || x->plen != y->plen || x->flags != y->flags ||
-		    memcmp(x->addr, y->addr, sizeof(x->addr)) || !x->text != !y->text ||
-		    (x->text && strcmp(x->text, y->text))) {
-			*at = i;
-			return false;
-		}
-	}
-	*at = i;
-	return a->n == b->n;
-}
 
 /*
  * Parse path twice more on top of the same first file: line by line, and mapped in
@@ -861,11 +1084,7 @@ static void test_pieces(void)
 		{ "NUL bytes and a long line", NULL },
 	};
 	static const size_t sizes[] = { 1, 5, 16, 64 };
-	static const char *const real[] = {
-		"stevenblack-unified-hosts.ohnx-2019.hosts", "urlhaus-filter-online.ublock.txt",
-		"nocoin-adblock.txt", "spamhaus-dropv6.txt", "phishunt-urls.txt",
-	};
-	char path[1300], path2[1300], real_path[1200], *data;
+	char path[1300], path2[1300], *data;
 	size_t i, j, len;
 	unsigned int threads;
 
@@ -898,6 +1117,36 @@ static void test_pieces(void)
 		check_pieces("second file", path, path2, sizes[j], 2, 0);
 	unlink(path);
 	unlink(path2);
+
+}
+
+static void test_real_pieces(void)
+{
+	static const char *const real[] = {
+		"stevenblack-unified-hosts.ohnx-2019.hosts", "urlhaus-filter-online.ublock.txt",
+		"nocoin-adblock.txt", "spamhaus-dropv6.txt", "phishunt-urls.txt",
+		"duhow-blocklist-source.txt",
+	};
+	char path[1300], real_path[1200], name[300];
+	size_t i, at;
+
+	/* every real file, in its own format: cut in pieces on threads as whole */
+	for (i = 0; i < sizeof(file_cases) / sizeof(file_cases[0]); i++) {
+		struct bb_list whole, cut;
+
+		list_path(real_path, sizeof(real_path), file_cases[i].file);
+		bb_list_init(&whole);
+		bb_list_init(&cut);
+		bb_list_parse_file(&whole, real_path, &(struct bb_list_opts){ .threads = 1 }, NULL);
+		bb_list_parse_file(&cut, real_path,
+				   &(struct bb_list_opts){ .threads = 3, .part_bytes = 777 }, NULL);
+		snprintf(name, sizeof(name), "%s: in pieces of 777 bytes on 3 threads, the same "
+			 "entries and counts", file_cases[i].file);
+		ASSERT_TRUE(entries_equal(&whole, &cut, &at) &&
+			    !memcmp(&whole.counts, &cut.counts, sizeof(whole.counts)), name);
+		bb_list_free(&whole);
+		bb_list_free(&cut);
+	}
 
 	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
 		list_path(real_path, sizeof(real_path), real[i]);
@@ -1009,9 +1258,18 @@ int main(void)
 	test_items();
 	test_names();
 	test_plain_fast_path();
-	test_real_lists();
-	test_list_contents();
 	test_files();
 	test_pieces();
+	if (access(lists_dir, R_OK)) {
+		/* a plain clone outside the workspace: the real lists are not there */
+		tap_skip("the real public lists (counts, contents, pieces)",
+			 "no ../shared/lists here (a plain clone): set BB_LISTS_DIR to test them");
+		return tap_finish();
+	}
+	test_real_lists();
+	test_list_contents();
+	test_more_contents();
+	test_real_files();
+	test_real_pieces();
 	return tap_finish();
 }
