@@ -39,6 +39,17 @@ static void load_usage(FILE *out)
 		"                          a reload without --mode keeps the live mode\n"
 		"      --fp P              target false-positive rate per key (default 0.001)\n"
 		"      --strict            any rejected line is fatal\n"
+		"      --format NAME       read the lists after it as NAME, not as detected from\n"
+		"                          their content: auto (default), plain, hosts, adblock,\n"
+		"                          p2p, dnsmasq, unbound, rpz, json, csv, ipset\n"
+		"      --column NAME|N     CSV: the column (header name or 1-based number) to\n"
+		"                          read; JSON lines: the key (default: chosen from the\n"
+		"                          header, the keys or the content)\n"
+		"      --urls-as-hosts     a URL entry blocks its whole host (DNS, TLS, HTTP),\n"
+		"                          not only cleartext HTTP to that URL;\n"
+		"                          --no-urls-as-hosts: not (the default)\n"
+		"      --ipset-set NAMES   ipset files: load only these sets (comma-separated;\n"
+		"                          default: every set)\n"
 		"      --hook HOOK         where to attach on each -i: xdp (default: ingress),\n"
 		"                          tc-ingress, tc-egress (a client or gateway screening\n"
 		"                          what it sends); repeatable\n"
@@ -60,7 +71,10 @@ static void load_usage(FILE *out)
 		"                          never: parse the files twice, count, then set bits,\n"
 		"                          storing no entry; duplicates are then not looked for\n"
 		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
-		"unless given.\n");
+		"unless given. --format, --column, --urls-as-hosts and --ipset-set apply to the\n"
+		"lists after them on the command line; given after the last list, to every list\n"
+		"that none preceded. Lists may be gzip, xz or zstd compressed (told by their\n"
+		"content). docs/FORMATS.md describes every format.\n");
 }
 
 /* The words of the options that name one of a few choices, in their enums' order. */
@@ -125,7 +139,19 @@ static double elapsed(const struct timespec *since)
 	return (now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
 }
 
-static void print_counts(const char *what, const struct bb_list_counts *c, bool streamed)
+/* "FILE (hosts, gzip): ", what a summary line starts with. */
+static void print_file_head(const char *what, const struct bb_file_info *info)
+{
+	pr_info("%s (%s", what, bb_list_format_name(info->format));
+	if (info->compression != BB_COMPRESSION_NONE)
+		pr_info(", %s", bb_compression_name(info->compression));
+	if (info->column[0])
+		pr_info(", %s %s", info->format == BB_FORMAT_JSON ? "key" : "column", info->column);
+	pr_info("): ");
+}
+
+static void print_counts(const char *what, const struct bb_list_counts *c,
+			 const struct bb_file_info *info, bool streamed)
 {
 	char dups[48];
 	size_t r;
@@ -134,12 +160,32 @@ static void print_counts(const char *what, const struct bb_list_counts *c, bool 
 		snprintf(dups, sizeof(dups), "duplicates not looked for (streamed)");
 	else
 		snprintf(dups, sizeof(dups), "%zu duplicates", c->duplicates);
-	pr_info("%s: %zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu; %s, "
-		"%zu comments, %zu blank, %zu hosts-file preamble, %zu rejected", what, c->lines,
-		c->lines == 1 ? "" : "s",
-		c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6], c->accepted[BB_ENTRY_NAME],
-		c->accepted[BB_ENTRY_URL], dups, c->comments, c->blank, c->preamble,
-		bb_list_rejected_total(c));
+	if (info)
+		print_file_head(what, info);
+	else
+		pr_info("%s: ", what);
+	pr_info("%zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu", c->lines,
+		c->lines == 1 ? "" : "s", c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6],
+		c->accepted[BB_ENTRY_NAME], c->accepted[BB_ENTRY_URL]);
+	if (c->ranges)
+		pr_info(" (%zu address range%s as CIDRs)", c->ranges, c->ranges == 1 ? "" : "s");
+	if (c->widened)
+		pr_info(" (%zu URL%s widened to host blocks)", c->widened, c->widened == 1 ? "" : "s");
+	pr_info("; %s, %zu comments, %zu blank, %zu hosts-file preamble", dups, c->comments,
+		c->blank, c->preamble);
+	if (bb_list_skipped_total(c)) {
+		const char *sep = " (";
+
+		pr_info(", %zu skipped", bb_list_skipped_total(c));
+		for (r = 0; r < BB_SKIP_REASON_MAX; r++) {
+			if (!c->skipped[r])
+				continue;
+			pr_info("%s%s %zu", sep, bb_skip_reason_name(r), c->skipped[r]);
+			sep = ", ";
+		}
+		pr_info(")");
+	}
+	pr_info(", %zu rejected", bb_list_rejected_total(c));
 	if (bb_list_rejected_total(c)) {
 		const char *sep = " (";
 
@@ -154,9 +200,67 @@ static void print_counts(const char *what, const struct bb_list_counts *c, bool 
 	pr_info("\n");
 }
 
+/* The lines of a class, counted. */
+static size_t class_count(const struct bb_list_counts *c, enum bb_line_class class)
+{
+	switch (class) {
+	case BB_CLASS_PREAMBLE:
+		return c->preamble;
+	case BB_CLASS_SKIPPED:
+		/* the sets --ipset-set left out were left out on purpose */
+		return bb_list_skipped_total(c) - c->skipped[BB_SKIP_OTHER_SET];
+	default:
+		return bb_list_rejected_total(c);
+	}
+}
+
+/*
+ * Most of the lines that are not blank or comments in one class that holds no entry:
+ * almost always a format read wrong. The warning's text, or NULL.
+ */
+static const char *misread_warning(const char *what, const struct bb_list_counts *c,
+				   const struct bb_file_info *info, char *buf, size_t size)
+{
+	size_t content = c->lines - c->blank - c->comments, n;
+	int k;
+
+	for (k = 0; k < BB_CLASS_MAX; k++) {
+		n = class_count(c, k);
+		if (!n || n * 2 <= content || !info->first[k].line)
+			continue;
+		snprintf(buf, size, "%s: %zu of %zu lines are %s, the first line %zu (%s): is it "
+			 "not %s? Name its format with --format", what, n, content,
+			 bb_line_class_name(k), info->first[k].line, info->first[k].text,
+			 bb_list_format_name(info->format));
+		return buf;
+	}
+	return NULL;
+}
+
+/* ipset files: the sets, what each holds and whether it was loaded. */
+static void print_sets(const char *what, const struct bb_file_info *info, json_t *sets)
+{
+	unsigned int i;
+
+	if (!info->n_sets)
+		return;
+	pr_info("  sets:");
+	for (i = 0; i < info->n_sets; i++) {
+		pr_info("%s %s %zu%s", i ? "," : "", info->sets[i].name, info->sets[i].entries,
+			info->sets[i].chosen ? "" : " (not loaded)");
+		json_array_append_new(sets, json_pack("{s:s, s:I, s:b}", "name", info->sets[i].name,
+						      "entries", (json_int_t)info->sets[i].entries,
+						      "loaded", info->sets[i].chosen));
+	}
+	pr_info("%s\n", info->more_sets ? ", and more" : "");
+	if (info->missing_set)
+		pr_warn("%s: no set %.*s in it (--ipset-set)\n", what,
+			(int)strcspn(info->missing_set, ","), info->missing_set);
+}
+
 static json_t *counts_json(const struct bb_list_counts *c, bool streamed)
 {
-	json_t *accepted = json_object(), *rejected = json_object();
+	json_t *accepted = json_object(), *rejected = json_object(), *skipped = json_object();
 	size_t i;
 
 	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
@@ -164,27 +268,39 @@ static json_t *counts_json(const struct bb_list_counts *c, bool streamed)
 	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
 		json_object_set_new(rejected, bb_reject_reason_name(i),
 				    json_integer(c->rejected[i]));
+	for (i = 0; i < BB_SKIP_REASON_MAX; i++)
+		json_object_set_new(skipped, bb_skip_reason_name(i), json_integer(c->skipped[i]));
 	/* streamed: no set, so no duplicate count (null), and "accepted" counts repeats */
-	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o}", "lines", (json_int_t)c->lines,
-			 "accepted", accepted, "duplicates",
+	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I}",
+			 "lines", (json_int_t)c->lines, "accepted", accepted, "duplicates",
 			 streamed ? json_null() : json_integer((json_int_t)c->duplicates),
 			 "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
-			 "preamble", (json_int_t)c->preamble, "rejected", rejected);
+			 "preamble", (json_int_t)c->preamble, "rejected", rejected,
+			 "skipped", skipped, "ranges", (json_int_t)c->ranges,
+			 "urls_widened", (json_int_t)c->widened);
 }
 
-static void counts_add(struct bb_list_counts *sum, const struct bb_list_counts *c)
+/* The summary of one file: a line, the sets of an ipset file, a warning; and its JSON. */
+static json_t *report_file(const char *path, const struct bb_list_counts *c,
+			   const struct bb_file_info *info, bool streamed)
 {
-	size_t i;
+	json_t *sets = json_array(), *warnings = json_array();
+	const char *warn;
+	char buf[512];
 
-	sum->lines += c->lines;
-	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
-		sum->accepted[i] += c->accepted[i];
-	sum->duplicates += c->duplicates;
-	sum->blank += c->blank;
-	sum->comments += c->comments;
-	sum->preamble += c->preamble;
-	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
-		sum->rejected[i] += c->rejected[i];
+	print_counts(path, c, info, streamed);
+	print_sets(path, info, sets);
+	warn = misread_warning(path, c, info, buf, sizeof(buf));
+	if (warn) {
+		pr_warn("%s\n", warn);
+		json_array_append_new(warnings, json_string(warn));
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "file", path,
+			 "format", bb_list_format_name(info->format), "compression",
+			 info->compression ? json_string(bb_compression_name(info->compression)) :
+			 json_null(), "column", info->column[0] ? json_string(info->column) :
+			 json_null(), "counts", counts_json(c, streamed), "sets", sets,
+			 "warnings", warnings);
 }
 
 /* The first pass of a streamed load: each parse thread tallies on its own. */
@@ -199,8 +315,14 @@ static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *
 	bb_filter_stream_add(ctx, thread, e);
 }
 
+/* One list of the command line, and how it is read. */
+struct list_arg {
+	const char *path;
+	struct bb_file_opts read;
+};
+
 /* Stream when every list is a regular file (it can be read twice) and, for auto, large. */
-static bool want_stream(enum stream_when when, char **paths, int n)
+static bool want_stream(enum stream_when when, const struct list_arg *lists, int n)
 {
 	unsigned long long total = 0;
 	struct stat st;
@@ -209,7 +331,7 @@ static bool want_stream(enum stream_when when, char **paths, int n)
 	if (when == STREAM_NEVER)
 		return false;
 	for (i = 0; i < n; i++) {
-		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
+		if (!strcmp(lists[i].path, "-") || stat(lists[i].path, &st) || !S_ISREG(st.st_mode))
 			return false;
 		total += (unsigned long long)st.st_size;
 	}
@@ -223,7 +345,8 @@ static bool want_stream(enum stream_when when, char **paths, int n)
  */
 static int stream_build(struct bb_filter *filter, const struct bb_key_tally *tally,
 			const struct bb_filter_opts *fopts, const struct bb_list_opts *lopts,
-			char **paths, int n, const struct bb_list_counts *first, __u64 *repeats)
+			const struct list_arg *lists, int n, const struct bb_list_counts *first,
+			__u64 *repeats)
 {
 	struct bb_list_opts quiet = *lopts;
 	struct bb_filter_stream *stream;
@@ -231,6 +354,7 @@ static int stream_build(struct bb_filter *filter, const struct bb_key_tally *tal
 	int i, err;
 
 	quiet.report = NULL;	/* the first pass reported */
+	quiet.info = NULL;
 	err = bb_filter_stream_begin(filter, tally, fopts, &stream);
 	if (err)
 		return err;
@@ -238,16 +362,66 @@ static int stream_build(struct bb_filter *filter, const struct bb_key_tally *tal
 	for (i = 0; i < n && !err; i++) {
 		struct bb_list_counts again;
 
-		err = bb_list_scan_file(paths[i], &quiet, &sink, &again);
+		quiet.file = lists[i].read;
+		err = bb_list_scan_file(lists[i].path, &quiet, &sink, &again);
 		if (!err && memcmp(&again, &first[i], sizeof(again))) {
-			pr_err("%s changed while it was loaded\n", paths[i]);
+			pr_err("%s changed while it was loaded\n", lists[i].path);
 			err = -ESTALE;
 		}
 		if (err && err != -ESTALE)
-			pr_err("%s: %s\n", paths[i], strerror(-err));
+			pr_err("%s: %s\n", lists[i].path, strerror(-err));
 	}
 	*repeats = bb_filter_stream_end(stream);
 	return err;
+}
+
+/*
+ * The options that say how lists read apply to the lists after them; one given after
+ * the last list applies to every list that none preceded.
+ */
+enum { READ_FORMAT, READ_COLUMN, READ_URLS, READ_SETS, READ_MAX };
+
+struct list_args {
+	struct list_arg *v;
+	bool (*given)[READ_MAX];	/* per list: the option was given before it */
+	int n;
+	struct bb_file_opts cur;	/* as given so far */
+	bool cur_given[READ_MAX];
+	bool trail_given[READ_MAX];	/* given after the last list so far */
+};
+
+static void list_args_add(struct list_args *la, const char *path)
+{
+	la->v[la->n].path = path;
+	la->v[la->n].read = la->cur;
+	memcpy(la->given[la->n], la->cur_given, sizeof(la->cur_given));
+	memset(la->trail_given, 0, sizeof(la->trail_given));
+	la->n++;
+}
+
+static void list_args_given(struct list_args *la, int which)
+{
+	la->cur_given[which] = la->trail_given[which] = true;
+}
+
+/* What was given after the last list goes to the lists that nothing preceded. */
+static void list_args_finish(struct list_args *la)
+{
+	int i;
+
+	for (i = 0; i < la->n; i++) {
+		struct bb_file_opts *r = &la->v[i].read;
+		const bool *g = la->given[i];
+
+		if (!g[READ_FORMAT] && la->trail_given[READ_FORMAT])
+			r->format = la->cur.format;
+		if (!g[READ_COLUMN] && la->trail_given[READ_COLUMN])
+			r->column = la->cur.column;
+		if (!g[READ_URLS] && la->trail_given[READ_URLS])
+			r->urls_as_hosts = la->cur.urls_as_hosts;
+		if (!g[READ_SETS] && la->trail_given[READ_SETS])
+			r->sets = la->cur.sets;
+	}
 }
 
 static void print_plens(const char *family, const struct bb_plen_plan *p)
@@ -286,6 +460,11 @@ int cmd_load(int argc, char **argv)
 		{ "mark", required_argument, NULL, 'M' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "stream", required_argument, NULL, 'R' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "column", required_argument, NULL, 'C' },
+		{ "urls-as-hosts", no_argument, NULL, 'U' },
+		{ "no-urls-as-hosts", no_argument, NULL, 'u' },
+		{ "ipset-set", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -316,32 +495,73 @@ int cmd_load(int argc, char **argv)
 	double t_parse, t_build, t_push;
 	json_t *files_json = NULL;
 	char size_buf[32];
+	struct list_args la = { .v = calloc((size_t)argc, sizeof(*la.v)),
+				.given = calloc((size_t)argc, sizeof(*la.given)) };
+	struct list_arg *lists = la.v;
 
-	while ((opt = getopt_long(argc, argv, "i:m:vt:h", long_opts, NULL)) != -1) {
+	if (!la.v || !la.given) {
+		pr_err("out of memory\n");
+		free(la.v);
+		free(la.given);
+		return BB_EXIT_ERROR;
+	}
+	/* "-": lists come back in their place among the options (case 1) */
+	while ((opt = getopt_long(argc, argv, "-i:m:vt:h", long_opts, NULL)) != -1) {
 		switch (opt) {
+		case 1:
+			list_args_add(&la, optarg);
+			break;
+		case 'F':
+			c = bb_list_format_parse(optarg);
+			if (c < 0) {
+				pr_err("--format: no format '%s' (auto, plain, hosts, adblock, p2p, "
+				       "dnsmasq, unbound, rpz, json, csv, ipset)\n", optarg);
+				goto out_usage;
+			}
+			la.cur.format = (enum bb_list_format)c;
+			list_args_given(&la, READ_FORMAT);
+			break;
+		case 'C':
+			if (!*optarg || strlen(optarg) > BB_LIST_COLUMN_MAX) {
+				pr_err("--column wants a column name or number, at most %d bytes\n",
+				       BB_LIST_COLUMN_MAX);
+				goto out_usage;
+			}
+			la.cur.column = optarg;
+			list_args_given(&la, READ_COLUMN);
+			break;
+		case 'U':
+		case 'u':
+			la.cur.urls_as_hosts = opt == 'U';
+			list_args_given(&la, READ_URLS);
+			break;
+		case 'P':
+			la.cur.sets = optarg;
+			list_args_given(&la, READ_SETS);
+			break;
 		case 'i':
 			if (n_ifaces == MAX_IFACES) {
 				pr_err("at most %d interfaces per load\n", MAX_IFACES);
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			}
 			ifnames[n_ifaces++] = optarg;
 			break;
 		case 'm':
 			if ((c = bb_parse_choice("--mode", optarg, mode_words)) < 0)
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			fopts.flags = c == 0 ? BB_HDR_F_DROP : 0;
 			mode_given = true;
 			break;
 		case 'f':
 			if (bb_parse_fpr(optarg, &fopts.fpr))
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			break;
 		case 's':
 			strict = true;
 			break;
 		case 'x':
 			if ((c = bb_parse_choice("--xdp-mode", optarg, xdp_mode_words)) < 0)
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			xdp_mode = (enum bb_xdp_mode)c;
 			break;
 		case 'v':
@@ -354,19 +574,19 @@ int cmd_load(int argc, char **argv)
 			fopts.seed = strtoull(optarg, &end, 0);
 			if (end == optarg || *end || errno || !fopts.seed) {
 				pr_err("--seed wants a non-zero number, not '%s'\n", optarg);
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			}
 			break;
 		}
 		case 'H':
 			if ((c = bb_parse_choice("--hook", optarg, hook_words)) < 0)
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			hooks[c] = true;
 			any_hook = true;
 			break;
 		case 'A':
 			if ((c = bb_parse_choice("--addr", optarg, addr_words)) < 0)
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			if (c)
 				extra_flags |= BB_HDR_F_ADDR_BOTH;
 			given[0] = true;
@@ -382,7 +602,7 @@ int cmd_load(int argc, char **argv)
 			if (parse_ports(optarg, ports)) {
 				pr_err("ports are a comma-separated list of at most %d ports "
 				       "1-65535, not '%s'\n", BB_MAX_PORTS, optarg);
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			}
 			given[opt == 'D' ? 1 : opt == 'T' ? 2 : opt == 'W' ? 3 : 4] = true;
 			break;
@@ -397,7 +617,7 @@ int cmd_load(int argc, char **argv)
 
 			if (*end || end == optarg || v > 0xffffffffUL) {
 				pr_err("--mark wants a 32-bit number, not '%s'\n", optarg);
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			}
 			fopts.config.mark = (__u32)v;
 			given[6] = true;
@@ -410,36 +630,38 @@ int cmd_load(int argc, char **argv)
 			if (*end || end == optarg || v > BB_LIST_MAX_THREADS) {
 				pr_err("--threads wants a number 0-%d (0: one per online CPU), "
 				       "not '%s'\n", BB_LIST_MAX_THREADS, optarg);
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			}
 			lopts.threads = fopts.threads = (unsigned int)v;
 			break;
 		}
 		case 'R':
 			if ((c = bb_parse_choice("--stream", optarg, stream_words)) < 0)
-				return BB_EXIT_USAGE;
+				goto out_usage;
 			stream_when = (enum stream_when)c;
 			break;
 		case 'h':
 			load_usage(stdout);
-			return BB_EXIT_OK;
+			ret = BB_EXIT_OK;
+			goto out_args;
 		default:
 			load_usage(stderr);
-			return BB_EXIT_USAGE;
+			goto out_usage;
 		}
 	}
-	if (optind >= argc) {
+	list_args_finish(&la);
+	if (!la.n) {
 		pr_err("load needs at least one blocklist file\n");
 		load_usage(stderr);
-		return BB_EXIT_USAGE;
+		goto out_usage;
 	}
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_ERROR;
+		goto out_args;
 	if (!any_hook)
 		hooks[BB_HOOK_XDP] = true;
 	for (i = 0; i < n_ifaces; i++)
 		if (bb_require_ifindex(ifnames[i], &ifindexes[i]))
-			return BB_EXIT_ERROR;
+			goto out_args;
 
 	/*
 	 * 1. Parse everything, while another thread opens the instance or loads the
@@ -454,37 +676,39 @@ int cmd_load(int argc, char **argv)
 	if (!instance_thread)
 		instance_worker(&ij);
 	files_json = json_array();
-	streamed = want_stream(stream_when, argv + optind, argc - optind);
+	streamed = want_stream(stream_when, lists, la.n);
 	if (streamed) {
 		tallies = calloc(BB_LIST_MAX_THREADS, sizeof(*tallies));
-		file_counts = calloc(argc - optind, sizeof(*file_counts));
+		file_counts = calloc((unsigned int)la.n, sizeof(*file_counts));
 		if (!tallies || !file_counts) {
 			pr_err("out of memory; the live filter is unchanged\n");
 			goto no_filter;
 		}
 	}
-	for (i = optind; i < argc; i++) {
+	for (i = 0; i < la.n; i++) {
 		struct bb_list_counts fc;
+		struct bb_file_info info;
 
+		lopts.file = lists[i].read;
+		lopts.info = &info;
 		if (streamed) {
 			/* first pass: count and report, keep nothing */
 			struct bb_list_sink sink = { .entry = tally_entry, .ctx = tallies };
 
-			err = bb_list_scan_file(argv[i], &lopts, &sink, &fc);
-			file_counts[i - optind] = fc;
-			counts_add(&list.counts, &fc);
+			err = bb_list_scan_file(lists[i].path, &lopts, &sink, &fc);
+			file_counts[i] = fc;
+			bb_list_counts_add(&list.counts, &fc);
 		} else {
-			err = bb_list_parse_file(&list, argv[i], &lopts, &fc);
+			err = bb_list_parse_file(&list, lists[i].path, &lopts, &fc);
 		}
 		if (err) {
 			/* the parser said which file and why */
 			pr_err("load stopped; the live filter is unchanged\n");
 			goto no_filter;
 		}
-		print_counts(argv[i], &fc, streamed);
-		json_array_append_new(files_json, json_pack("{s:s, s:o}", "file", argv[i],
-							    "counts", counts_json(&fc, streamed)));
+		json_array_append_new(files_json, report_file(lists[i].path, &fc, &info, streamed));
 	}
+	lopts.info = NULL;
 	for (i = 0; streamed && i < BB_LIST_MAX_THREADS; i++)
 		bb_key_tally_sum(&tally, &tallies[i]);
 	for (i = 0, entries = 0; i < BB_ENTRY_KIND_MAX; i++)
@@ -498,8 +722,8 @@ int cmd_load(int argc, char **argv)
 	}
 	if (!entries) {
 		pr_err("no usable entries in");
-		for (i = optind; i < argc; i++)
-			pr_info(" %s", argv[i]);
+		for (i = 0; i < la.n; i++)
+			pr_info(" %s", lists[i].path);
 		pr_info("; the live filter is unchanged\n");
 		goto no_filter;
 	}
@@ -582,8 +806,8 @@ int cmd_load(int argc, char **argv)
 	fopts.blocks_alloc = bb_filter_map_blocks;
 	fopts.blocks_ctx = &fmap;
 	if (streamed)
-		err = stream_build(&filter, &tally, &fopts, &lopts, argv + optind, argc - optind,
-				   file_counts, &repeats);
+		err = stream_build(&filter, &tally, &fopts, &lopts, lists, la.n, file_counts,
+				   &repeats);
 	else
 		err = bb_filter_build(&filter, &list, &fopts);
 	if (err) {
@@ -726,7 +950,13 @@ cleanup:
 	bb_list_free(&list);
 	free(tallies);
 	free(file_counts);
+out_args:
+	free(la.v);
+	free(la.given);
 	return ret;
+out_usage:
+	ret = BB_EXIT_USAGE;
+	goto out_args;
 }
 
 static void unload_usage(FILE *out)
