@@ -83,6 +83,16 @@ run_stdin() {
 	err=$(<"$f")
 	rm -f "$f"
 }
+# run_from FILE CMD...: run with FILE on stdin (bytes as they are: a compressed list)
+run_from() {
+	local f from=$1
+	shift
+	f=$(mktemp "${BB_TMP:-/tmp}/run.XXXXXX")
+	out=$("$@" <"$from" 2>"$f")
+	rc=$?
+	err=$(<"$f")
+	rm -f "$f"
+}
 # check_rc NAME WANT: the last run's exit status is WANT ("nonzero": anything but 0)
 check_rc() {
 	if [ "$2" = nonzero ] && [ "$rc" -ne 0 ] || [ "$rc" = "$2" ]; then
