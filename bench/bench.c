@@ -35,6 +35,7 @@
 #define MISS_SPAN	BENCH_M31	/* non-members: the counter practically never wraps */
 #define FPR_START	(1U << 30)	/* FPR runs use non-members no timed run used */
 #define DISCARD_PORT	9
+#define MIB		(1024.0 * 1024.0)
 
 static struct {
 	bool quick;
@@ -2022,13 +2023,29 @@ static void cli_rows(const char *tag, const char *what)
 			 "-", "-", ext_get(k) ? ext_get(k) : "not measured");
 		return;
 	}
+	if (!strcmp(tag, "ip4_gz")) {
+		/* beside the plain first load of the same run: its size, its wall and its sum */
+		double plain = ext_num("cli_ip4_file_bytes"), gz = ext_num("cli_ip4_gz_file_bytes");
+		const char *streamed = ext_get("cli_ip4_gz_streamed");
+		char x[16], y[16];
+
+		/* --stream always keeps it on the plain row's two passes; say so if not */
+		fmtf(c[6], BT_CELL, "%.1f MiB (%.0f%% of plain); wall %s plain IPv4's, sum %s; "
+		     "peak RSS %.0f MiB%s", gz / MIB, 100 * gz / plain,
+		     ratio_fmt(x, sizeof(x), wall, ext_num("cli_ip4_wall_s")),
+		     ratio_fmt(y, sizeof(y), parse + build + push,
+			       ext_num("cli_ip4_parse_s") + ext_num("cli_ip4_build_s") +
+			       ext_num("cli_ip4_push_s")),
+		     rss / 1024, streamed && strcmp(streamed, "true") ? "; not streamed" : "");
+	} else {
+		fmtf(c[6], BT_CELL, "peak RSS %.0f MiB; wall: process start to exit, filter live",
+		     rss / 1024);
+	}
 	load_row(fmtf(c[0], BT_CELL, "bloomblock load (CLI), %s", what),
 		 pow10_name((__u32)lines, ln, sizeof(ln)), fmtf(c[1], BT_CELL, "%.3f", parse),
 		 fmtf(c[2], BT_CELL, "%.3f", build), fmtf(c[3], BT_CELL, "%.3f", push),
 		 fmtf(c[4], BT_CELL, "%.3f (wall %.3f)", parse + build + push, wall),
-		 fmtf(c[5], BT_CELL, "%.2f M/s", lines / wall / 1e6),
-		 fmtf(c[6], BT_CELL, "peak RSS %.0f MiB; wall: process start to exit, filter "
-		      "live", rss / 1024));
+		 fmtf(c[5], BT_CELL, "%.2f M/s", lines / wall / 1e6), c[6]);
 	if (!strcmp(tag, "ip4")) {
 		key.cli_ip4_wall = wall;
 		key.cli_ip4_sum = parse + build + push;
@@ -2052,6 +2069,7 @@ static void ext_rows(void)
 	int i;
 
 	cli_rows("ip4", "IPv4");
+	cli_rows("ip4_gz", "IPv4, gzip -6: inflated and parsed in one thread");
 	cli_rows("ip4_1t", "IPv4, --threads 1");
 	cli_rows("names", "hostnames");
 	cli_rows("names_1t", "hostnames, --threads 1");
@@ -2138,7 +2156,6 @@ static void veth_rows(void)
 /* ---- targets ---- */
 
 #define LOAD_RSS_CONST_MIB	24	/* the constant of the streamed load's memory bound */
-#define MIB			(1024.0 * 1024.0)
 
 static void target(const char *what, const char *measured, const char *limit, bool met)
 {
