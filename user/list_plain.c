@@ -418,8 +418,6 @@ int plain_parse_line(struct bb_list *list, const char *s, size_t len,
 	if (len > LINE_MAX_BYTES)
 		return count_reject(list, reject(BB_REJECT_TOO_LONG, why,
 						 "line longer than 4096 bytes"));
-	if (memchr(s, '\0', len))
-		return count_reject(list, reject(BB_REJECT_SYNTAX, why, "NUL byte in line"));
 	if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
 		s += 3;
 		len -= 3;
@@ -434,11 +432,14 @@ int plain_parse_line(struct bb_list *list, const char *s, size_t len,
 		list->counts.blank++;
 		return 0;
 	}
+	/* the fast path takes name bytes only: a line with a NUL never passes it */
 	if (parse_plain(s, len, &e, text, sizeof(text), &err, why)) {
 		if (!err && hosts && bare_sinkhole(&e))
 			return count_preamble(list);
 		return err ? count_reject(list, err) : add_counted(list, &e);
 	}
+	if (memchr(s, '\0', len))
+		return count_reject(list, reject(BB_REJECT_SYNTAX, why, "NUL byte in line"));
 	if (s[0] == '#' || s[0] == ';' || s[0] == '!' || adblock_header(s, len)) {
 		list->counts.comments++;
 		return 0;
