@@ -482,7 +482,7 @@ int plain_parse_line(struct bb_list *list, const char *s, size_t len,
 const char *p2p_range(const char *s, size_t len)
 {
 	const char *colon = NULL, *p;
-	size_t i;
+	size_t i, dots = 0;
 
 	for (i = len; i > 0; i--) {
 		if (s[i - 1] == ':') {
@@ -492,13 +492,14 @@ const char *p2p_range(const char *s, size_t len)
 	}
 	if (!colon || colon == s)
 		return NULL;
-	for (p = colon + 1; p < s + len; p++)
-		if (!is_digit(*p) && *p != '.' && *p != '-' && !is_space(*p))
+	for (p = colon + 1; p < s + len; p++) {
+		if (!is_digit(*p) && *p != '.' && *p != '-' && *p != '/' && !is_space(*p))
 			return NULL;
+		dots += *p == '.';
+	}
 	p = colon + 1;
-	if (p >= s + len || !is_digit(*p))
-		return NULL;
-	return mem_find(p, (size_t)(s + len - p), '-') ? p : NULL;
+	/* a dotted quad, a range of two or a CIDR: not the tail of an IPv6 address */
+	return p < s + len && is_digit(*p) && dots >= 3 ? p : NULL;
 }
 
 int p2p_parse_line(struct bb_list *list, const char *s, size_t len, const char **why)
@@ -514,9 +515,16 @@ int p2p_parse_line(struct bb_list *list, const char *s, size_t len, const char *
 		p2p_range(s, n) : NULL;
 	if (!range)
 		return plain_parse_line(list, s, len, BB_FORMAT_PLAIN, why);
-	if (!parse_range(range, (size_t)(s + n - range), &first, &last, &err, why))
-		err = reject(BB_REJECT_BAD_ADDRESS, why, "bad P2P range");
+	/* description:A-B, or (as I2P writes them) description:A and description:A/N */
+	if (parse_range(range, (size_t)(s + n - range), &first, &last, &err, why)) {
+		if (err)
+			return count_reject(list, err);
+		return add_range(list, &first, &last);
+	}
+	err = parse_addr(range, (size_t)(s + n - range), &first, false, why);
 	if (err)
-		return count_reject(list, err);
-	return add_range(list, &first, &last);
+		return count_reject(list, reject(BB_REJECT_BAD_ADDRESS, why, mem_find(range,
+						 (size_t)(s + n - range), '-') ? "bad P2P range" :
+						 "bad address after a P2P description"));
+	return add_counted(list, &first);
 }
