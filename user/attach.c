@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -79,6 +83,71 @@ int bb_tc_detach(const char *pin_dir, int ifindex, int egress)
 	if (!bb_tc_attached(pin_dir, ifindex, egress))
 		return -ENOENT;
 	return bpf_tc_detach(&hook, &opts);
+}
+
+/*
+ * The tc filters on one direction of ifindex's clsact qdisc, anyone's: a netlink
+ * dump, counting the filters themselves (a handle), not the protocol heads they hang
+ * from. -errno when it cannot be asked; 0 when there is no clsact qdisc.
+ */
+static int tc_filter_count(int ifindex, int egress)
+{
+	struct {
+		struct nlmsghdr n;
+		struct tcmsg t;
+	} req = {
+		.n = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		       .nlmsg_type = RTM_GETTFILTER, .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		       .nlmsg_seq = 1 },
+		.t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
+		       .tcm_parent = TC_H_MAKE(TC_H_CLSACT,
+					       egress ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS) },
+	};
+	char buf[16384];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), count = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, req.n.nlmsg_len, 0) < 0) {
+		count = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len < 0) {
+			count = -errno;
+			goto out;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				goto out;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				count = e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
+				goto out;
+			}
+			if (h->nlmsg_type == RTM_NEWTFILTER &&
+			    ((const struct tcmsg *)NLMSG_DATA(h))->tcm_handle)
+				count++;
+		}
+	}
+out:
+	close(fd);
+	return count;
+}
+
+int bb_tc_release(int ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	int in = tc_filter_count(ifindex, 0), eg = tc_filter_count(ifindex, 1);
+
+	if (in || eg)
+		return in < 0 ? in : eg < 0 ? eg : 0;	/* another filter still uses it */
+	return bpf_tc_hook_destroy(&hook);
 }
 
 const char *bb_xdp_mode_name(enum bb_xdp_mode mode)

@@ -53,6 +53,11 @@ int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress);
 /* The program id our filter runs on ifindex's hook, 0 when there is none. */
 __u32 bb_tc_attached(const char *pin_dir, int ifindex, int egress);
 int bb_tc_detach(const char *pin_dir, int ifindex, int egress);
+/*
+ * Remove ifindex's clsact qdisc when no filter is left on it, ours or anyone's:
+ * load adds it when it is missing, and an empty one should not outlive us. 0 or -errno.
+ */
+int bb_tc_release(int ifindex);
 
 /* The instance's attachments, XDP and tc; returns their count or -errno. */
 int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max);

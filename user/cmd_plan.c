@@ -40,7 +40,13 @@ int cmd_plan(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (bb_parse_count(optarg, &n)) {
+			err = bb_parse_count(optarg, &n);
+			if (err == -ERANGE) {
+				pr_err("-n %s: more items than any filter here holds (at most "
+				       "10^12)\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			if (err) {
 				pr_err("-n wants a whole number of items, not '%s'\n", optarg);
 				return BB_EXIT_USAGE;
 			}

@@ -79,6 +79,15 @@ run cli plan -n 1000 --fp 0
 check_rc "plan --fp 0 exits 2" 2
 run cli plan -n abc
 check_rc "plan -n abc exits 2" 2
+run cli plan -n 1e30
+check_rc "plan -n 1e30 exits 2" 2
+check_match "... and says it is too many, not that it is no whole number" 'at most 10\^12' "$err"
+run cli plan -n 1000 --fp 0.999
+check_rc "plan --fp 0.999 exits 2" 2
+check_match "... and says why" 'half of all unlisted items' "$err"
+run cli plan -n 1000 --fp 0.1
+check_rc "plan --fp 0.1 exits 0" 0
+check_match "... with a warning" '^Warning: --fp 0.1: 10% of the unlisted items' "$err"
 run cli plan
 check_rc "plan without -n exits 2" 2
 

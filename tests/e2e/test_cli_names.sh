@@ -31,6 +31,7 @@ bb2() { timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir
 hooks() { bb status -j | jq -r '[.interfaces[] | .ifname + ":" + .hook] | sort | join(",")'; }
 tc_ids() { in_dut tc filter show dev bbd0 "$1" | sed -n 's/.* id \([0-9]*\) .*/\1/p' | sort | tr '\n' ' '; }
 has_xdp() { in_dut ip link show dev bbd0 | grep -q 'xdp'; }
+has_clsact() { in_dut tc qdisc show dev bbd0 | grep -q clsact; }
 
 # ---- usage errors: exit 2, and nothing is created or attached ------------------------------
 # usage_error NAME ARGS...: `load LIST -i bbd0 ARGS` exits 2 and leaves no pin dir (few
@@ -180,8 +181,29 @@ check_rc "unload -i bbd0 exits 0" 0
 check_eq "unload -i: no tc filter left on bbd0 ingress or egress" "$(tc_ids ingress)$(tc_ids egress)" ""
 check_fails "unload -i: no XDP left on bbd0" has_xdp
 check_fails "unload -i: the pin dir is gone" test -e "$BB_PIN_DIR"
+check_fails "unload -i: the clsact qdisc load added is gone" has_clsact
 run bb unload -i bbd0
-check_rc "unload -i bbd0 again exits 1" 1
+check_rc "unload -i bbd0 again exits 0 (nothing is left attached there)" 0
+check_match "... and says nothing is loaded" 'nothing is loaded' "$err$out"
+
+# unload --hook: tc off, XDP kept; then XDP off
+run bb load "$LIST" -i bbd0 --hook xdp --hook tc-ingress
+check_rc "load --hook xdp --hook tc-ingress exits 0" 0
+run bb unload -i bbd0 --hook tc-ingress
+check_rc "unload -i bbd0 --hook tc-ingress exits 0" 0
+check_eq "... tc ingress is gone, XDP stays" "$(hooks)" "bbd0:xdp"
+check_eq "... no tc filter left" "$(tc_ids ingress)" ""
+check_fails "... and its emptied clsact qdisc is gone" has_clsact
+check "... the pin dir stays (XDP is attached)" test -e "$BB_PIN_DIR"
+run bb unload -i bbd0 --hook tc-egress
+check_rc "unload --hook of a hook not attached exits 0" 0
+check_match "... and says so" 'not attached there \(at those hooks\)' "$err$out"
+check_eq "... XDP still there" "$(hooks)" "bbd0:xdp"
+run bb unload -i bbd0 --hook xdp
+check_rc "unload -i bbd0 --hook xdp exits 0" 0
+check_fails "... nothing left: the pin dir is gone" test -e "$BB_PIN_DIR"
+run bb unload --all --hook xdp
+check_rc "unload --all --hook exits 2 (--all is everything)" 2
 
 # tc only: no XDP at all
 run bb load "$LIST" -i bbd0 --hook tc-egress
@@ -222,9 +244,11 @@ check_rc "unload -i bbd0 of the first instance exits 0" 0
 check_eq "the second instance's tc filter stays" "$(tc_ids egress)" \
 	"$(bb2 status -j | jq -r '.interfaces[0].prog_id') "
 check_fails "the first instance's pin dir is gone" test -e "$BB_PIN_DIR"
+check "the clsact qdisc stays: the second instance's filter is on it" has_clsact
 run bb2 unload -i bbd0
 check_rc "unload -i bbd0 of the second instance exits 0" 0
 check_eq "no tc filter left on bbd0" "$(tc_ids ingress)$(tc_ids egress)" ""
+check_fails "... and no clsact qdisc" has_clsact
 check_fails "the second instance's pin dir is gone" test -e "$BB_PIN_DIR2"
 
 # unload --all (in the namespace of the attachments) removes tc and XDP too

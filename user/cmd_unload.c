@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bloomblock unload: detach, from some hooks of some interfaces or from everything, and
+ * remove the pinned state when nothing is left attached. It succeeds when, afterwards,
+ * bloomblock is attached nowhere it was asked to leave: unloading twice is no error.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "common.h"
+#include "options.h"
+
+#define MAX_IFACES	16
+#define MAX_ATTACHMENTS	64
+
+struct unload_opts {
+	const char *ifnames[MAX_IFACES];
+	int n_ifaces;
+	bool hooks[BB_HOOK_MAX];	/* --hook; none given: all */
+	bool any_hook;
+	bool all;
+};
+
+static const char *const hook_words[] = { "xdp", "tc-ingress", "tc-egress", NULL };
+
+static int opt_iface(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct unload_opts *u = opts;
+
+	(void)o;
+	if (u->n_ifaces == MAX_IFACES) {
+		pr_err("at most %d interfaces per unload\n", MAX_IFACES);
+		return -EINVAL;
+	}
+	u->ifnames[u->n_ifaces++] = arg;
+	return 0;
+}
+
+static int opt_hook(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct unload_opts *u = opts;
+	int c = bb_parse_choice("--hook", arg, o->data);
+
+	if (c < 0)
+		return c;
+	u->hooks[c] = u->any_hook = true;
+	return 0;
+}
+
+static const struct bb_option unload_options[] = {
+	{ "interface", 'i', "IFACE", "detach from IFACE (repeatable)", opt_iface, 0,
+	  BB_OPT_NO_GIVEN, NULL },
+	{ "hook", 0, "HOOK", "only from this hook: xdp, tc-ingress, tc-egress\n"
+	  "(repeatable; default: every hook)", opt_hook, 0, BB_OPT_NO_GIVEN, hook_words },
+	{ "all", 'a', NULL, "detach everywhere and remove all state", bb_opt_flag,
+	  offsetof(struct unload_opts, all), BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
+
+static void unload_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bloomblock unload -i IFACE... [--hook HOOK]... | --all\n"
+		"\n"
+		"Detach bloomblock from the interfaces. When no interface is left, or with --all,\n"
+		"the pinned filter and counters are removed too, and a clsact qdisc that no\n"
+		"filter uses any more with them.\n"
+		"\n");
+	bb_options_usage(out, unload_options);
+}
+
+/* Detach one tc hook; the qdisc goes when it is left empty. 1 detached, 0 not there. */
+static int tc_off(int ifindex, int egress)
+{
+	int err = bb_tc_detach(bb_opts.pin_dir, ifindex, egress);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	bb_tc_release(ifindex);
+	return 1;
+}
+
+/* The hooks asked for on one interface. 0, or -errno (said). */
+static int unload_iface(const struct unload_opts *u, const char *ifname)
+{
+	int ifindex = (int)if_nametoindex(ifname), gone = 0, err = 0, e, egress;
+
+	for (egress = 0; egress < 2 && ifindex; egress++) {
+		if (u->any_hook && !u->hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
+			continue;
+		e = tc_off(ifindex, egress);
+		gone += e > 0;
+		err = err ?: e < 0 ? e : 0;
+	}
+	if (!u->any_hook || u->hooks[BB_HOOK_XDP]) {
+		e = bb_detach(bb_opts.pin_dir, ifname);
+		gone += !e;
+		if (e && e != -ENOENT)
+			err = err ?: e;
+	}
+	if (err)
+		pr_err("%s: cannot detach: %s\n", ifname, strerror(-err));
+	else if (gone)
+		pr_info("%s: detached\n", ifname);
+	else if (!ifindex)
+		pr_warn("%s: no such interface, and nothing of bloomblock attached to it\n",
+			ifname);
+	else
+		pr_info("%s: bloomblock is not attached there%s\n", ifname,
+			u->any_hook ? " (at those hooks)" : "");
+	return err;
+}
+
+static void unload_everything(void)
+{
+	struct bb_attachment att[MAX_ATTACHMENTS];
+	int n = bb_attachments(bb_opts.pin_dir, att, MAX_ATTACHMENTS), i;
+
+	for (i = 0; i < n; i++) {
+		if (att[i].hook == BB_HOOK_XDP)
+			bb_detach(bb_opts.pin_dir, att[i].ifname);
+		else
+			tc_off(att[i].ifindex, att[i].hook == BB_HOOK_TC_EGRESS);
+	}
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	struct bb_attachment att[MAX_ATTACHMENTS];
+	struct unload_opts u = { 0 };
+	int i, err, ret = BB_EXIT_OK;
+
+	err = bb_options_parse(argc, argv, unload_options, &u, NULL, NULL);
+	if (err == -EAGAIN) {
+		unload_usage(stdout);
+		return BB_EXIT_OK;
+	}
+	if (err || (!u.all && !u.n_ifaces) || (u.all && (u.n_ifaces || u.any_hook))) {
+		if (!err)
+			pr_err("unload wants -i IFACE (and --hook), or --all\n");
+		unload_usage(stderr);
+		return BB_EXIT_USAGE;
+	}
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return BB_EXIT_ERROR;
+	if (access(bb_opts.pin_dir, F_OK)) {
+		pr_info("nothing is loaded under %s\n", bb_opts.pin_dir);
+		return BB_EXIT_OK;
+	}
+	if (u.all)
+		unload_everything();
+	for (i = 0; i < u.n_ifaces; i++)
+		if (unload_iface(&u, u.ifnames[i]))
+			ret = BB_EXIT_ERROR;
+	if (u.all || bb_attachments(bb_opts.pin_dir, att, MAX_ATTACHMENTS) == 0) {
+		err = bb_instance_remove(bb_opts.pin_dir);
+		if (err) {
+			pr_err("cannot remove %s: %s\n", bb_opts.pin_dir, strerror(-err));
+			ret = BB_EXIT_ERROR;
+		} else if (u.all) {
+			pr_info("removed %s\n", bb_opts.pin_dir);
+		}
+	}
+	return ret;
+}

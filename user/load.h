@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* bloomblock load, inside: its options as given, the state of one run, the summaries it prints. */
+#ifndef BB_LOAD_H
+#define BB_LOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "attach.h"
+#include "common.h"
+#include "filter.h"
+#include "list.h"
+#include "pins.h"
+
+#define LOAD_MAX_IFACES	16
+
+enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
+
+/* One list of the command line, and how it is read. */
+struct list_arg {
+	const char *path;
+	struct bb_file_opts read;
+};
+
+/*
+ * The options that say how lists read apply to the lists after them; one given after
+ * the last list applies to every list that none preceded.
+ */
+enum { READ_FORMAT, READ_COLUMN, READ_URLS, READ_SETS, READ_MAX };
+
+struct list_args {
+	struct list_arg *v;
+	bool (*given)[READ_MAX];	/* per list: the option was given before it */
+	int n, cap;
+	struct bb_file_opts cur;	/* as given so far */
+	bool cur_given[READ_MAX];
+	bool trail_given[READ_MAX];	/* given after the last list so far */
+};
+
+/* load's options, as given: each field set from the option table in cmd_load.c. */
+struct load_opts {
+	const char *ifnames[LOAD_MAX_IFACES];
+	int ifindexes[LOAD_MAX_IFACES];
+	int n_ifaces;
+	bool hooks[BB_HOOK_MAX];	/* --hook; none given: xdp */
+	int xdp_mode;			/* enum bb_xdp_mode */
+	int mode;			/* 0 drop, 1 flag */
+	int addr;			/* 0 peer, 1 both */
+	bool block_quic;
+	__u32 mark;
+	__u16 dns_ports[BB_MAX_PORTS], tls_ports[BB_MAX_PORTS], http_ports[BB_MAX_PORTS],
+	      quic_ports[BB_MAX_PORTS];
+	double fpr;
+	__u64 seed;			/* 0: random */
+	unsigned int threads;		/* 0: one per online CPU */
+	int stream;			/* enum stream_when */
+	bool strict, verbose;
+	/* What a reload keeps from the live filter unless it is given. */
+	struct {
+		bool hook, mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
+		     quic_ports;
+	} given;
+	struct list_args lists;
+};
+
+/* The instance, opened or created in a thread while the lists are parsed. */
+struct instance_job {
+	struct bb_instance inst;
+	bool may_create;	/* interfaces given: a missing instance is created */
+	unsigned int families;	/* the program families the hooks need */
+	bool tried_create, created;
+	int err;
+};
+
+/* One run of load: what every step reads and leaves for the next. */
+struct load_run {
+	const struct load_opts *o;
+	struct instance_job ij;
+	pthread_t instance_tid;
+	bool instance_thread;	/* the thread is still to be joined */
+	struct bb_list list;
+	struct bb_list_opts lopts;
+	bool streamed;
+	struct bb_key_tally *tallies, tally;	/* streamed: per parse thread, summed */
+	struct bb_list_counts *file_counts;	/* streamed: the first pass's, per list */
+	struct bb_filter_opts fopts;
+	struct bb_filter filter;
+	struct bb_filter_map fmap;
+	__u64 repeats;				/* streamed: keys that found their bits set */
+	bool attached_now[LOAD_MAX_IFACES], tc_attached_now[LOAD_MAX_IFACES][2];
+	double t_parse, t_build, t_push;
+	json_t *files_json;
+	bool no_instance;	/* nothing loaded, and no -i to create it: a usage error */
+};
+
+/* The summary of one file: its line, an ipset file's sets, a warning; its JSON. */
+json_t *load_report_file(const char *path, const struct bb_list_counts *c,
+			 const struct bb_file_info *info, bool streamed);
+json_t *load_counts_json(const struct bb_list_counts *c, bool streamed);
+/* The new filter: keys, size, FPR, probes, timing (and the whole run's JSON). */
+void load_report_filter(struct load_run *run);
+
+/* The name a list goes by in messages: "<stdin>" for "-". */
+const char *load_list_name(const char *path);
+
+#endif /* BB_LOAD_H */

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What bloomblock load prints: a summary per file, warnings, the new filter; and their JSON. */
+#include <string.h>
+
+#include "load.h"
+
+const char *load_list_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+/* "FILE (hosts, gzip): ", what a summary line starts with. */
+static void print_file_head(const char *what, const struct bb_file_info *info)
+{
+	pr_info("%s (%s", what, bb_list_format_name(info->format));
+	if (info->compression != BB_COMPRESSION_NONE)
+		pr_info(", %s", bb_compression_name(info->compression));
+	if (info->column[0])
+		pr_info(", %s %s", info->format == BB_FORMAT_JSON ? "key" : "column", info->column);
+	pr_info("): ");
+}
+
+static void print_counts(const char *what, const struct bb_list_counts *c,
+			 const struct bb_file_info *info, bool streamed)
+{
+	char dups[48];
+	size_t r;
+
+	if (streamed)
+		snprintf(dups, sizeof(dups), "duplicates not looked for (streamed)");
+	else
+		snprintf(dups, sizeof(dups), "%zu duplicates", c->duplicates);
+	if (info)
+		print_file_head(what, info);
+	else
+		pr_info("%s: ", what);
+	pr_info("%zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu", c->lines,
+		c->lines == 1 ? "" : "s", c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6],
+		c->accepted[BB_ENTRY_NAME], c->accepted[BB_ENTRY_URL]);
+	if (c->ranges)
+		pr_info(" (%zu address range%s as CIDRs)", c->ranges, c->ranges == 1 ? "" : "s");
+	if (c->widened)
+		pr_info(" (%zu URL%s widened to host blocks)", c->widened, c->widened == 1 ? "" : "s");
+	pr_info("; %s, %zu comments, %zu blank, %zu hosts-file preamble", dups, c->comments,
+		c->blank, c->preamble);
+	if (bb_list_skipped_total(c)) {
+		const char *sep = " (";
+
+		pr_info(", %zu skipped", bb_list_skipped_total(c));
+		for (r = 0; r < BB_SKIP_REASON_MAX; r++) {
+			if (!c->skipped[r])
+				continue;
+			pr_info("%s%s %zu", sep, bb_skip_reason_name(r), c->skipped[r]);
+			sep = ", ";
+		}
+		pr_info(")");
+	}
+	pr_info(", %zu rejected", bb_list_rejected_total(c));
+	if (bb_list_rejected_total(c)) {
+		const char *sep = " (";
+
+		for (r = 0; r < BB_REJECT_REASON_MAX; r++) {
+			if (!c->rejected[r])
+				continue;
+			pr_info("%s%s %zu", sep, bb_reject_reason_name(r), c->rejected[r]);
+			sep = ", ";
+		}
+		pr_info(")");
+	}
+	pr_info("\n");
+}
+
+/* The lines of a class, counted. */
+static size_t class_count(const struct bb_list_counts *c, enum bb_line_class class)
+{
+	switch (class) {
+	case BB_CLASS_PREAMBLE:
+		return c->preamble;
+	case BB_CLASS_SKIPPED:
+		/* the sets --ipset-set left out were left out on purpose */
+		return bb_list_skipped_total(c) - c->skipped[BB_SKIP_OTHER_SET];
+	default:
+		return bb_list_rejected_total(c);
+	}
+}
+
+/*
+ * Most of the lines that are not blank or comments in one class that holds no entry:
+ * almost always a format read wrong. The warning's text, or NULL.
+ */
+static const char *misread_warning(const char *what, const struct bb_list_counts *c,
+				   const struct bb_file_info *info, char *buf, size_t size)
+{
+	size_t content = c->lines - c->blank - c->comments, n;
+	int k;
+
+	for (k = 0; k < BB_CLASS_MAX; k++) {
+		n = class_count(c, k);
+		if (!n || n * 2 <= content || !info->first[k].line)
+			continue;
+		snprintf(buf, size, "%s: %zu of %zu lines are %s, the first line %zu (%s): is it "
+			 "not %s? Name its format with --format", what, n, content,
+			 bb_line_class_name(k), info->first[k].line, info->first[k].text,
+			 bb_list_format_name(info->format));
+		return buf;
+	}
+	return NULL;
+}
+
+/* ipset files: the sets, what each holds and whether it was loaded. */
+static void print_sets(const char *what, const struct bb_file_info *info, json_t *sets)
+{
+	unsigned int i;
+
+	if (!info->n_sets)
+		return;
+	pr_info("  sets:");
+	for (i = 0; i < info->n_sets; i++) {
+		pr_info("%s %s %zu%s", i ? "," : "", info->sets[i].name, info->sets[i].entries,
+			info->sets[i].chosen ? "" : " (not loaded)");
+		json_array_append_new(sets, json_pack("{s:s, s:I, s:b}", "name", info->sets[i].name,
+						      "entries", (json_int_t)info->sets[i].entries,
+						      "loaded", info->sets[i].chosen));
+	}
+	pr_info("%s\n", info->more_sets ? ", and more" : "");
+	if (info->missing_set)
+		pr_warn("%s: no set %.*s in it (--ipset-set)\n", what,
+			(int)strcspn(info->missing_set, ","), info->missing_set);
+}
+
+json_t *load_counts_json(const struct bb_list_counts *c, bool streamed)
+{
+	json_t *accepted = json_object(), *rejected = json_object(), *skipped = json_object();
+	size_t i;
+
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+		json_object_set_new(accepted, bb_entry_kind_name(i), json_integer(c->accepted[i]));
+	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
+		json_object_set_new(rejected, bb_reject_reason_name(i),
+				    json_integer(c->rejected[i]));
+	for (i = 0; i < BB_SKIP_REASON_MAX; i++)
+		json_object_set_new(skipped, bb_skip_reason_name(i), json_integer(c->skipped[i]));
+	/* streamed: no set, so no duplicate count (null), and "accepted" counts repeats */
+	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I}",
+			 "lines", (json_int_t)c->lines, "accepted", accepted, "duplicates",
+			 streamed ? json_null() : json_integer((json_int_t)c->duplicates),
+			 "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
+			 "preamble", (json_int_t)c->preamble, "rejected", rejected,
+			 "skipped", skipped, "ranges", (json_int_t)c->ranges,
+			 "urls_widened", (json_int_t)c->widened);
+}
+
+json_t *load_report_file(const char *path, const struct bb_list_counts *c,
+			 const struct bb_file_info *info, bool streamed)
+{
+	json_t *sets = json_array(), *warnings = json_array();
+	const char *warn;
+	char buf[512];
+
+	path = load_list_name(path);
+	print_counts(path, c, info, streamed);
+	print_sets(path, info, sets);
+	warn = misread_warning(path, c, info, buf, sizeof(buf));
+	if (warn) {
+		pr_warn("%s\n", warn);
+		json_array_append_new(warnings, json_string(warn));
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "file", path,
+			 "format", bb_list_format_name(info->format), "compression",
+			 info->compression ? json_string(bb_compression_name(info->compression)) :
+			 json_null(), "column", info->column[0] ? json_string(info->column) :
+			 json_null(), "counts", load_counts_json(c, streamed), "sets", sets,
+			 "warnings", warnings);
+}
+
+static void print_plens(const char *family, const struct bb_plen_plan *p)
+{
+	unsigned int i;
+
+	if (!p->n_plens && !p->short_prefixes)
+		return;
+	pr_info("  %s probes:", family);
+	for (i = 0; i < p->n_plens; i++)
+		pr_info(" /%u", p->plens[i]);
+	pr_info(" (at most %u Bloom lookup%s per packet)", p->n_plens, p->n_plens == 1 ? "" : "s");
+	if (p->short_prefixes)
+		pr_info(", %llu prefixes /16 or shorter in the exact short table",
+			(unsigned long long)p->short_prefixes);
+	pr_info("\n");
+}
+
+void load_report_filter(struct load_run *run)
+{
+	const struct bb_filter *f = &run->filter;
+	const char *mode = f->hdr.flags & BB_HDR_F_DROP ? "drop" : "flag";
+	char size_buf[32];
+	json_t *j;
+
+	pr_info("filter: %llu keys in %u blocks, %s, %.2f bits/key, k=%u, "
+		"predicted FPR %.3g per key lookup; generation %llu, mode %s\n",
+		(unsigned long long)f->hdr.items, f->hdr.nblocks,
+		bb_human_bytes(f->plan.map_bytes, size_buf, sizeof(size_buf)),
+		f->plan.bits_per_key, f->hdr.k, f->plan.fpr,
+		(unsigned long long)f->hdr.generation, mode);
+	if (run->streamed)
+		pr_info("  streamed: sized for every valid entry, repeats included; %llu keys "
+			"found their bits set already (repeated entries or Bloom collisions: "
+			"approximate)\n", (unsigned long long)run->repeats);
+	print_plens("IPv4", &f->v4);
+	print_plens("IPv6", &f->v6);
+	pr_info("timing: parse %.3fs, build %.3fs, push %.3fs\n", run->t_parse, run->t_build,
+		run->t_push);
+	if (!bb_opts.json)
+		return;
+	j = json_pack("{s:o, s:o, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:s, s:I}, s:{s:f, s:f, s:f}, "
+		      "s:b}",
+		      "files", run->files_json, "total",
+		      load_counts_json(&run->list.counts, run->streamed),
+		      "filter", "keys", (json_int_t)f->hdr.items,
+		      "blocks", (json_int_t)f->hdr.nblocks, "bytes", (json_int_t)f->plan.map_bytes,
+		      "k", (json_int_t)f->hdr.k, "bits_per_key", f->plan.bits_per_key,
+		      "fpr", f->plan.fpr, "mode", mode,
+		      "generation", (json_int_t)f->hdr.generation,
+		      "seconds", "parse", run->t_parse, "build", run->t_build, "push", run->t_push,
+		      "streamed", run->streamed);
+	run->files_json = NULL;	/* the pack took it */
+	if (j && run->streamed)
+		json_object_set_new(json_object_get(j, "filter"), "repeated_or_colliding_keys",
+				    json_integer((json_int_t)run->repeats));
+	bb_json_print(j);
+}
