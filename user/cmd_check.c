@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bloomblock check: ask the live filter, with the kernel's own matching logic. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +30,11 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 	int listed;
 
 	if (bb_list_parse_item(item, &entry, text, sizeof(text), &why) < 0) {
-		pr_err("%s: %s\n", item, why ? why : "not an address, prefix, name or URL");
+		why = why ? why : "not an address, prefix, name or URL";
+		pr_err("%s: %s\n", item, why);
+		if (results)
+			json_array_append_new(results, json_pack("{s:s, s:s}", "item", item,
+								 "error", why));
 		return -EINVAL;
 	}
 	listed = bb_image_match_entry(img->blocks, &entry);
@@ -46,25 +49,29 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool any_missing = false, bad = false;
+	bool any_missing = false, bad = false, items_only = false;
 	struct bb_instance inst;
 	json_t *results = NULL;
 	struct bb_image img;
-	int opt, i, err;
+	int i, n = 0, err;
 
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		if (opt == 'h') {
+	/*
+	 * Not getopt: an item may start with '-' (-x.example is a name). Only -h/--help
+	 * before the first item is an option; "--" is allowed, and not needed.
+	 */
+	for (i = 1; i < argc; i++) {
+		if (!items_only && !n && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
 			usage(stdout);
 			return BB_EXIT_OK;
 		}
-		usage(stderr);
-		return BB_EXIT_USAGE;
+		if (!items_only && !strcmp(argv[i], "--")) {
+			items_only = true;
+			continue;
+		}
+		argv[++n] = argv[i];
 	}
-	if (optind >= argc) {
+	argc = n + 1;
+	if (argc < 2) {
 		usage(stderr);
 		return BB_EXIT_USAGE;
 	}
@@ -82,7 +89,7 @@ int cmd_check(int argc, char **argv)
 	if (bb_opts.json)
 		results = json_array();
 
-	for (i = optind; i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		int r;
 
 		if (strcmp(argv[i], "-")) {

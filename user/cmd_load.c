@@ -325,7 +325,7 @@ static int load_parse_args(int argc, char **argv, struct load_opts *o)
 	}
 	if (!o->given.hook)
 		o->hooks[BB_HOOK_XDP] = true;
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+	if (bb_require_root() || bb_require_bpf_caps() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_ERROR;
 	for (i = 0; i < o->n_ifaces; i++)
 		if (bb_require_ifindex(o->ifnames[i], &o->ifindexes[i]))
@@ -461,8 +461,14 @@ static int parse_lists(struct load_run *run)
 		} else {
 			err = bb_list_parse_file(&run->list, la->v[i].path, &run->lopts, &fc);
 		}
-		if (err)
-			return err;	/* the parser said which file and why */
+		if (err) {
+			/* the parser said what in the file; this is what the load came to */
+			pr_err("load stopped at %s: %s\n", load_list_name(la->v[i].path),
+			       err == -ESTALE ? "it changed while it was read" :
+			       err == -EBADMSG ? "its compressed data is corrupt or cut short" :
+			       strerror(-err));
+			return err;
+		}
 		json_array_append_new(run->files_json,
 				      load_report_file(la->v[i].path, &fc, &info, run->streamed));
 	}
@@ -711,9 +717,9 @@ static void undo(struct load_run *run)
 	if (run->ij.created) {
 		bb_instance_close(&run->ij.inst);
 		bb_instance_remove(bb_opts.pin_dir);
-		pr_err("nothing was loaded\n");
+		pr_info("nothing was loaded\n");
 	} else if (!run->ij.err) {
-		pr_err("the live filter is unchanged\n");
+		pr_info("the live filter is unchanged\n");
 	}
 }
 

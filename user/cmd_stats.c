@@ -71,7 +71,7 @@ int cmd_stats(int argc, char **argv)
 {
 	struct bb_instance inst;
 	struct bb_stats sum;
-	size_t i;
+	size_t i, width = 0;
 	int err;
 
 	err = simple_opts(argc, argv, stats_usage);
@@ -94,8 +94,12 @@ int cmd_stats(int argc, char **argv)
 		bb_json_print(obj);
 		return BB_EXIT_OK;
 	}
+	/* the name column as wide as the longest name, so that the numbers line up */
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		printf("%-12s %15llu  %s\n", counters[i].name,
+		if (strlen(counters[i].name) > width)
+			width = strlen(counters[i].name);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		printf("%-*s %15llu  %s\n", (int)width, counters[i].name,
 		       (unsigned long long)*(__u64 *)((char *)&sum + counters[i].offset),
 		       counters[i].help);
 	return BB_EXIT_OK;

@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <bpf/libbpf.h>
 
@@ -16,6 +18,26 @@
 struct bb_global bb_opts = {
 	.pin_dir = "/sys/fs/bpf/bloomblock",
 };
+
+/*
+ * Under -j, the first error is also kept, so that a command that fails before it
+ * prints its JSON prints {"error": ...} instead, as bpftool does. An error message
+ * may be finished by pr_info() calls: it is kept until its newline.
+ */
+static char first_error[512];
+static bool error_open, json_printed;
+
+static void keep_error(const char *fmt, va_list ap)
+{
+	size_t used = strlen(first_error);
+
+	if (used + 1 < sizeof(first_error))
+		vsnprintf(first_error + used, sizeof(first_error) - used, fmt, ap);
+	used = strlen(first_error);
+	error_open = !used || first_error[used - 1] != '\n';
+	if (!error_open)
+		first_error[used - 1] = '\0';
+}
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -27,9 +49,21 @@ void pr_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (bb_opts.json && !first_error[0]) {
+		va_start(ap, fmt);
+		keep_error(fmt, ap);
+		va_end(ap);
+	}
 	va_start(ap, fmt);
 	vmsg("Error: ", fmt, ap);
 	va_end(ap);
+}
+
+void bb_json_error_flush(void)
+{
+	if (!bb_opts.json || json_printed || !first_error[0])
+		return;
+	bb_json_print(json_pack("{s:s}", "error", first_error));
 }
 
 void pr_warn(const char *fmt, ...)
@@ -46,6 +80,11 @@ void pr_info(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (error_open) {
+		va_start(ap, fmt);
+		keep_error(fmt, ap);
+		va_end(ap);
+	}
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
@@ -54,6 +93,8 @@ void pr_info(const char *fmt, ...)
 void bb_json_print(json_t *value)
 {
 	size_t flags = bb_opts.pretty ? JSON_INDENT(2) : JSON_COMPACT;
+
+	json_printed = true;
 
 	flags |= JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6);
 	json_dumpf(value, stdout, flags);
@@ -83,6 +124,40 @@ int bb_require_root(void)
 	if (geteuid() == 0)
 		return 0;
 	pr_err("bloomblock needs root (CAP_BPF and CAP_NET_ADMIN): run it with sudo\n");
+	return -EPERM;
+}
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+static bool has_cap(const struct __user_cap_data_struct *data, int cap)
+{
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+int bb_require_bpf_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	bool admin, bpf, perfmon, net;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;	/* cannot tell: the kernel will say */
+	admin = has_cap(data, CAP_SYS_ADMIN);
+	bpf = admin || has_cap(data, CAP_BPF);
+	perfmon = admin || has_cap(data, CAP_PERFMON);
+	net = has_cap(data, CAP_NET_ADMIN);
+	if (bpf && perfmon && net)
+		return 0;
+	/* root in a container or a unit that dropped them: the kernel would say EPERM */
+	pr_err("loading needs the capabilities CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (or "
+	       "CAP_SYS_ADMIN for the first two); this process lacks%s%s%s: grant them (a "
+	       "systemd unit: AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_NET_ADMIN)\n",
+	       bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON", net ? "" : " CAP_NET_ADMIN");
 	return -EPERM;
 }
 

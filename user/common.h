@@ -28,9 +28,13 @@ void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print a JSON value to stdout (compact, or indented with -p) and free it. */
 void bb_json_print(json_t *value);
+/* Under -j, when a command printed no JSON: its first error as {"error": ...}. */
+void bb_json_error_flush(void);
 
 /* Checks with a message saying what to do. Return 0 or -errno. */
 int bb_require_root(void);
+/* The capabilities that loading programs and attaching them take (root may lack them). */
+int bb_require_bpf_caps(void);
 int bb_require_bpffs(const char *pin_dir);
 int bb_require_ifindex(const char *ifname, int *ifindex);
 

@@ -135,8 +135,13 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[optind], commands[i].name)) {
 			argc -= optind;
 			argv += optind;
+			int ret;
+
 			optind = 0;	/* reset getopt for the command's own options */
-			return commands[i].run(argc, argv);
+			ret = commands[i].run(argc, argv);
+			if (ret)
+				bb_json_error_flush();
+			return ret;
 		}
 	}
 	pr_err("unknown command '%s' (bloomblock --help lists them)\n", argv[optind]);

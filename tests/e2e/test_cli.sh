@@ -108,6 +108,12 @@ elif command -v setpriv >/dev/null; then
 	done
 	run nobody plan -n 1000
 	check_rc "plan needs no root" 0
+	# root in a container or a unit that dropped the capabilities
+	nocaps() { timeout "$BB_TIMEOUT" setpriv --inh-caps=-all --bounding-set=-all "$BB" "$@"; }
+	run nocaps --pin-dir /sys/fs/bpf/bbnocaps load "$BB_ROOT/tests/lists/hosts.txt" -i lo
+	check_rc "load as root without CAP_BPF exits 1" 1
+	check_match "... and names the capabilities it lacks" 'lacks CAP_BPF CAP_PERFMON CAP_NET_ADMIN' "$err"
+	check_fails "... and creates nothing" test -e /sys/fs/bpf/bbnocaps
 else
 	tap_skip "non-root refusal" "needs setpriv"
 fi
@@ -266,6 +272,25 @@ run_stdin $'# from stdin\n198.51.100.9' bb load -
 check_rc "load - (stdin) exits 0" 0
 run bb check 198.51.100.9
 check_rc "... and holds what came on stdin" 0
+
+# ---- check and errors under -j ---------------------------------------------------------------
+run bb check -x.example 192.0.2.1
+check_rc "check -x.example needs no --: an item may start with '-'" 1
+check_match "... and -x.example is an item" '^-x.example: not listed' "$out"
+run bb -j check 'bad..name.example' 192.0.2.1
+check_rc "check -j with a bad item exits 2" 2
+check_eq "... and the bad item is in the JSON, with its error" \
+	"$(jq -c '[.[0].error, .[1].kind]' <<<"$out" 2>&1)" '["empty label in name","ipv4"]'
+run bb -j load "$BB_TMP/no-such-list.txt"
+check_rc "load -j of a missing list exits 1" 1
+check_match "... and prints the error as JSON on stdout" \
+	'^\{"error":"load stopped at .*no-such-list.txt: No such file or directory"\}$' "$out"
+run bb -j load "$BB_ROOT/tests/lists/hosts.txt" -i no-such-iface0
+check_eq "load -j with an unknown interface: the error as JSON" "$(jq -r .error <<<"$out" 2>&1)" \
+	"no interface named 'no-such-iface0' (see: ip link show)"
+run bb stats
+check_eq "stats: every counter's number ends in the same column" \
+	"$(awk '{ print index($0, $2) + length($2) }' <<<"$out" | sort -u | wc -l)" 1
 
 # ---- how lists are read: per-list options, compression, warnings ------------------------
 L=$BB_ROOT/tests/lists
