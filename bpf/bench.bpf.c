@@ -3,7 +3,7 @@
 
 /*
  * The real program file, included whole: its maps, its static lookup functions
- * (match_ip4, match_ip6, open_filter, ...) and its entry programs are compiled into
+ * (bb_match_ip4, bb_match_ip6, open_filter, ...) and its entry programs are compiled into
  * this object byte for byte as into bloomblock.bpf.o. The driver pushes filters into
  * THIS object's `filters` map and runs `bloomblock_xdp` on crafted packets for the
  * hot and name rows; the programs below add the comparators and the cold regime.
@@ -102,7 +102,7 @@ static __always_inline int bench_bb_match(const __u8 *a, int v4)
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st || !open_filter(&c))
 		return 0;
-	return v4 ? match_ip4(&c, a) : match_ip6(&c, a);
+	return v4 ? bb_match_ip4(&c, a) : bb_match_ip6(&c, a);
 }
 
 static __always_inline int bench_lpm_hit(void *map, const __u8 *a)

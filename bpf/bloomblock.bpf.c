@@ -97,7 +97,7 @@ struct bb_next {
  */
 struct bb_scratch {
 	__u8 key[BB_KEYBUF_BYTES];
-	__u64 name_states[BB_NAME_STATES];	/* match_name(): bb_hash_name() in parts */
+	__u64 name_states[BB_NAME_STATES];	/* bb_match_name(): bb_hash_name() in parts */
 	__u8 req[BB_HTTP_SCAN_MAX + 8];
 	struct bb_tls_walk walk;
 	struct bb_flow_key flow;
@@ -144,133 +144,28 @@ static __always_inline int short_hit(void *filter, int v4, const __u8 *addr)
 	return blk && bb_short_test(blk, prefix16);
 }
 
-static __always_inline int match_ip4(const struct bb_ctx *c, const __u8 *addr)
-{
-	const struct bb_header *hdr = c->hdr;
-	__u32 i;
+/* The lookups of include/bb_match.h, over the live map, each block read counted. */
+#define BB_MATCH_CTX		struct bb_ctx
+#define BB_MATCH_HDR(c)		((c)->hdr)
+#define BB_MATCH_KEY(c)		((c)->sc->key)
+#define BB_MATCH_STATES(c)	((c)->sc->name_states)
 
-	if ((hdr->flags & BB_HDR_F_V4_SHORT) && short_hit(c->filter, 1, addr))
-		return 1;
-	for (i = 0; i < BB_MAX_PLENS; i++) {
-		if (i >= hdr->n_v4_plens)
-			break;
-		if (hash_hit(c, bb_hash_ip4_word(bb_key_ip4_word(addr, hdr->v4_plens[i]),
-						 hdr->seed)))
-			return 1;
-	}
-	return 0;
+static __always_inline int bb_match_lookup(const struct bb_ctx *c, __u64 h)
+{
+	return hash_hit(c, h);
 }
 
-static __always_inline int match_ip6(const struct bb_ctx *c, const __u8 *addr)
+static __always_inline int bb_match_short(const struct bb_ctx *c, int v4, const __u8 *addr)
 {
-	const struct bb_header *hdr = c->hdr;
-	__u64 hi, lo;
-	__u32 i;
-
-	if ((hdr->flags & BB_HDR_F_V6_SHORT) && short_hit(c->filter, 0, addr))
-		return 1;
-	for (i = 0; i < BB_MAX_PLENS; i++) {
-		if (i >= hdr->n_v6_plens)
-			break;
-		bb_key_ip6_words(addr, hdr->v6_plens[i], &hi, &lo);
-		if (hash_hit(c, bb_hash_ip6_words(hi, lo, hdr->v6_plens[i], hdr->seed)))
-			return 1;
-	}
-	return 0;
+	return short_hit(c->filter, v4, addr);
 }
+
+#include "bb_match.h"
 
 static __always_inline int match_addr(const struct bb_ctx *c, const struct bb_packet *pkt,
 				      const __u8 *addr)
 {
-	return pkt->l3_proto == ETH_P_IP ? match_ip4(c, addr) : match_ip6(c, addr);
-}
-
-/* A key starting at key[start] (its kind tag), len bytes. */
-static __always_inline int key_hit(const struct bb_ctx *c, __u32 start, __u32 len)
-{
-	return hash_hit(c, bb_xxh64(c->sc->key + (start & (BB_KEY_MAX - 1)), len, c->hdr->seed));
-}
-
-/*
- * The name key (kind, key[start .. start + l)), a suffix of the name in key: its
- * hash from the chained state of its whole words (bb_hash_name()).
- */
-static __always_inline int name_hit(const struct bb_ctx *c, __u32 kind, __u32 start, __u32 l)
-{
-	__u64 head = bb_name_head(bb_name_word(c->sc->key, start), l);
-
-	return hash_hit(c, bb_name_fin(c->sc->name_states[(l / 8) & (BB_NAME_STATES - 1)],
-					  head, l, kind));
-}
-
-/* key[1 .. len] is listed, or one of its parents is (include/bloomblock.h says which). */
-static __always_inline int match_name(const struct bb_ctx *c, __u32 len)
-{
-	__u8 *key = c->sc->key;
-	__u64 *st = c->sc->name_states, s;
-	__u32 n, i, d, left, end;
-
-	if (!(c->hdr->flags & BB_HDR_F_NAMES))
-		return 0;
-	/* len goes through memory before each use: what one probe's hashing learnt of
-	 * it would otherwise split the verifier's walk of every probe after it */
-	len = bb_forget(key, len);
-	end = 1 + len;
-	/* the chain over the name's whole words from its end, once for every probe */
-	s = bb_name_state0(c->hdr->seed);
-	st[0] = s;
-	for (i = 0, left = len / 8 + 1; i < BB_NAME_STATES - 1; i++) {
-		if (--left == 0)
-			break;
-		s = bb_name_mix(s, bb_name_word(key, end - 8 * (i + 1)));
-		st[i + 1] = s;
-	}
-	if (name_hit(c, BB_KEY_NAME, 1, bb_forget(key, len)))
-		return 1;
-	n = bb_name_parents_recorded(key, BB_NAME_MAX_PARENT_LABELS - 1,
-				     BB_NAME_MAX_PARENT_LABELS);
-	/* counting down a copy of n: see bb_xxh64() for why */
-	for (i = 0, left = n + 1; i < BB_NAME_MAX_PARENT_LABELS - 1; i++) {
-		if (--left == 0)
-			break;
-		d = bb_parent_dot(key, i) & (BB_KEY_MAX - 1);
-		if (name_hit(c, BB_KEY_NAME_PARENT, d + 1, bb_forget(key, len) - d))
-			return 1;
-	}
-	return 0;
-}
-
-/* Host suffixes times path prefixes, Safe-Browsing style; the host is key[1 .. hlen]. */
-static __always_inline int match_url(const struct bb_ctx *c, __u32 hlen, __u32 plen, int full)
-{
-	__u8 *key = c->sc->key;
-	__u32 starts[16], paths[8], n_hosts, n_paths, i, j, d, hosts_left, paths_left;
-	int hit = 0;
-
-	if (!(c->hdr->flags & BB_HDR_F_URLS))
-		return 0;
-	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
-	starts[0] = 0;	/* the exact host: its kind tag goes to key[0] */
-	n_hosts = 1 + bb_name_parents(key, hlen, starts + 1, BB_URL_MAX_HOST_SUFFIXES - 1,
-				      BB_URL_MAX_HOST_SUFFIXES);
-	/* counting down copies of the counts: see bb_xxh64() for why */
-	for (i = 0, hosts_left = n_hosts + 1; i < BB_URL_MAX_HOST_SUFFIXES; i++) {
-		if (--hosts_left == 0)
-			break;
-		d = starts[i & 15] & (BB_KEY_MAX - 1);
-		key[d] = BB_KEY_URL;
-		for (j = 0, paths_left = n_paths + 1; j < BB_URL_MAX_PATH_PREFIXES; j++) {
-			if (--paths_left == 0)
-				break;
-			hit = key_hit(c, d, 1 + hlen - d + paths[j & 7]);
-			if (hit)
-				break;
-		}
-		key[d] = d ? '.' : 0;
-		if (hit)
-			return 1;
-	}
-	return 0;
+	return pkt->l3_proto == ETH_P_IP ? bb_match_ip4(c, addr) : bb_match_ip6(c, addr);
 }
 
 static __always_inline int port_in(const __u16 *ports, __u16 port)
@@ -626,7 +521,7 @@ static __always_inline int open_filter(struct bb_ctx *c)
  */
 static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 {
-	int hit = match_name(c, c->sc->name_len);
+	int hit = bb_match_name(c, c->sc->name_len);
 
 	if (hit) {
 		if (svc == BB_SVC_DNS)
@@ -786,7 +681,7 @@ static __always_inline int url_core(void)
 		return BB_PASS;
 	if (!open_filter(&c))
 		return verdict(&c, 0);
-	hit = match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
+	hit = bb_match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
 	if (hit)
 		c.st->url_hits++;
 	return verdict(&c, hit);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Which keys an address, a name and a URL probe, and in what order: the lookups of
+ * the packet path, written once and compiled twice, into the BPF programs and into
+ * `bloomblock check` (user/filter_image.c), so that check answers what the kernel
+ * would answer.
+ *
+ * The includer says how its side reaches the filter, before including this file:
+ *   BB_MATCH_CTX                   its context type
+ *   BB_MATCH_HDR(c)                the live header (const struct bb_header *)
+ *   BB_MATCH_KEY(c)                the key buffer (__u8 *, BB_KEYBUF_BYTES)
+ *   BB_MATCH_STATES(c)             BB_NAME_STATES words for bb_match_name()
+ *   bb_match_lookup(c, h)          one Bloom block test of hash h (1: all bits set)
+ *   bb_match_short(c, v4, addr)    the exact short table's bit for addr's /16
+ * Every loop is written for the verifier (counts through memory, copies counted
+ * down: see bb_xxh64() and bb_forget()); in userspace those are plain loops.
+ */
+#ifndef BB_MATCH_H
+#define BB_MATCH_H
+
+#if !defined(BB_MATCH_CTX) || !defined(BB_MATCH_HDR) || !defined(BB_MATCH_KEY) || \
+	!defined(BB_MATCH_STATES)
+#error "define BB_MATCH_CTX, BB_MATCH_HDR, BB_MATCH_KEY and BB_MATCH_STATES first"
+#endif
+
+#include "bloomblock.h"
+#include "bb_hash.h"
+#include "bb_names.h"
+
+static __always_inline int bb_match_lookup(const BB_MATCH_CTX *c, __u64 h);
+static __always_inline int bb_match_short(const BB_MATCH_CTX *c, int v4, const __u8 *addr);
+
+/* An address: the short table, then each probe length the header lists, longest first. */
+static __always_inline int bb_match_ip4(const BB_MATCH_CTX *c, const __u8 *addr)
+{
+	const struct bb_header *hdr = BB_MATCH_HDR(c);
+	__u32 i;
+
+	if ((hdr->flags & BB_HDR_F_V4_SHORT) && bb_match_short(c, 1, addr))
+		return 1;
+	for (i = 0; i < BB_MAX_PLENS; i++) {
+		if (i >= hdr->n_v4_plens)
+			break;
+		if (bb_match_lookup(c, bb_hash_ip4_word(bb_key_ip4_word(addr, hdr->v4_plens[i]),
+							hdr->seed)))
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline int bb_match_ip6(const BB_MATCH_CTX *c, const __u8 *addr)
+{
+	const struct bb_header *hdr = BB_MATCH_HDR(c);
+	__u64 hi, lo;
+	__u32 i;
+
+	if ((hdr->flags & BB_HDR_F_V6_SHORT) && bb_match_short(c, 0, addr))
+		return 1;
+	for (i = 0; i < BB_MAX_PLENS; i++) {
+		if (i >= hdr->n_v6_plens)
+			break;
+		bb_key_ip6_words(addr, hdr->v6_plens[i], &hi, &lo);
+		if (bb_match_lookup(c, bb_hash_ip6_words(hi, lo, hdr->v6_plens[i], hdr->seed)))
+			return 1;
+	}
+	return 0;
+}
+
+/* A key starting at key[start] (its kind tag), len bytes. */
+static __always_inline int bb_key_hit(const BB_MATCH_CTX *c, __u32 start, __u32 len)
+{
+	return bb_match_lookup(c, bb_xxh64(BB_MATCH_KEY(c) + (start & (BB_KEY_MAX - 1)), len,
+					   BB_MATCH_HDR(c)->seed));
+}
+
+/*
+ * The name key (kind, key[start .. start + l)), a suffix of the name in key: its
+ * hash from the chained state of its whole words (bb_hash_name()).
+ */
+static __always_inline int bb_name_hit(const BB_MATCH_CTX *c, __u32 kind, __u32 start, __u32 l)
+{
+	__u64 head = bb_name_head(bb_name_word(BB_MATCH_KEY(c), start), l);
+
+	return bb_match_lookup(c, bb_name_fin(BB_MATCH_STATES(c)[(l / 8) & (BB_NAME_STATES - 1)],
+						 head, l, kind));
+}
+
+/*
+ * key[1 .. len], a name as a parser left it (its dots recorded), is listed, or one
+ * of its parents is: the name itself, then its parents shortest first
+ * (include/bloomblock.h says which).
+ */
+static __always_inline int bb_match_name(const BB_MATCH_CTX *c, __u32 len)
+{
+	__u8 *key = BB_MATCH_KEY(c);
+	__u64 *st = BB_MATCH_STATES(c), s;
+	__u32 n, i, d, left, end;
+
+	if (!(BB_MATCH_HDR(c)->flags & BB_HDR_F_NAMES))
+		return 0;
+	/* len goes through memory before each use: what one probe's hashing learnt of
+	 * it would otherwise split the verifier's walk of every probe after it */
+	len = bb_forget(key, len);
+	end = 1 + len;
+	/* the chain over the name's whole words from its end, once for every probe */
+	s = bb_name_state0(BB_MATCH_HDR(c)->seed);
+	st[0] = s;
+	for (i = 0, left = len / 8 + 1; i < BB_NAME_STATES - 1; i++) {
+		if (--left == 0)
+			break;
+		s = bb_name_mix(s, bb_name_word(key, end - 8 * (i + 1)));
+		st[i + 1] = s;
+	}
+	if (bb_name_hit(c, BB_KEY_NAME, 1, bb_forget(key, len)))
+		return 1;
+	n = bb_name_parents_recorded(key, BB_NAME_MAX_PARENT_LABELS - 1,
+				     BB_NAME_MAX_PARENT_LABELS);
+	/* counting down a copy of n: see bb_xxh64() for why */
+	for (i = 0, left = n + 1; i < BB_NAME_MAX_PARENT_LABELS - 1; i++) {
+		if (--left == 0)
+			break;
+		d = bb_parent_dot(key, i) & (BB_KEY_MAX - 1);
+		if (bb_name_hit(c, BB_KEY_NAME_PARENT, d + 1, bb_forget(key, len) - d))
+			return 1;
+	}
+	return 0;
+}
+
+/* Host suffixes times path prefixes, Safe-Browsing style; the host is key[1 .. hlen]. */
+static __always_inline int bb_match_url(const BB_MATCH_CTX *c, __u32 hlen, __u32 plen,
+					int full)
+{
+	__u8 *key = BB_MATCH_KEY(c);
+	__u32 starts[16], paths[8], n_hosts, n_paths, i, j, d, hosts_left, paths_left;
+	int hit = 0;
+
+	if (!(BB_MATCH_HDR(c)->flags & BB_HDR_F_URLS))
+		return 0;
+	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
+	starts[0] = 0;	/* the exact host: its kind tag goes to key[0] */
+	n_hosts = 1 + bb_name_parents(key, hlen, starts + 1, BB_URL_MAX_HOST_SUFFIXES - 1,
+				      BB_URL_MAX_HOST_SUFFIXES);
+	/* counting down copies of the counts: see bb_xxh64() for why */
+	for (i = 0, hosts_left = n_hosts + 1; i < BB_URL_MAX_HOST_SUFFIXES; i++) {
+		if (--hosts_left == 0)
+			break;
+		d = starts[i & 15] & (BB_KEY_MAX - 1);
+		key[d] = BB_KEY_URL;
+		for (j = 0, paths_left = n_paths + 1; j < BB_URL_MAX_PATH_PREFIXES; j++) {
+			if (--paths_left == 0)
+				break;
+			hit = bb_key_hit(c, d, 1 + hlen - d + paths[j & 7]);
+			if (hit)
+				break;
+		}
+		key[d] = d ? '.' : 0;
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+#endif /* BB_MATCH_H */

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Queries on a filter image (a mapped live map): the kernel's own lookups, for check and the tests. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "bb_hash.h"
+#include "bb_names.h"
+#include "filter_int.h"
+
+/* ---- queries on a map image: the BPF program's logic, for `check` and tests ---- */
+
+static const struct bb_header *image_header(const struct bb_block *image)
+{
+	const struct bb_header *hdr = (const void *)&image[BB_HEADER_INDEX];
+
+	if (hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION || !hdr->nblocks ||
+	    !bb_k_valid(hdr->k))
+		return NULL;
+	return hdr;
+}
+
+static int image_test_hash(const struct bb_block *image, const struct bb_header *hdr, __u64 h)
+{
+	return bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k);
+}
+
+int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
+{
+	const struct bb_header *hdr = image_header(image);
+
+	return hdr && image_test_hash(image, hdr, bb_key_hash(key, len, hdr->seed));
+}
+
+static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
+{
+	const struct bb_header *hdr = image_header(image);
+	const __u8 *plens;
+	unsigned int n, i;
+
+	if (!hdr)
+		return 0;
+	/* the /16 bit covers addr/max_plen only when max_plen >= 16 */
+	if (hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT) && max_plen >= BB_SHORT_PLEN &&
+	    bb_short_test(&image[bb_short_index(v4, bb_short_prefix(addr))], bb_short_prefix(addr)))
+		return 1;
+	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
+	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	for (i = 0; i < n && i < BB_MAX_PLENS; i++) {
+		if (plens[i] > max_plen)
+			continue;
+		if (v4) {
+			struct bb_key_ip4 key;
+
+			bb_key_ip4_make(&key, addr, plens[i]);
+			if (image_test_hash(image, hdr, bb_hash_ip4(&key, hdr->seed)))
+				return 1;
+		} else {
+			struct bb_key_ip6 key;
+
+			bb_key_ip6_make(&key, addr, plens[i]);
+			if (image_test_hash(image, hdr, bb_hash_ip6(&key, hdr->seed)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4])
+{
+	return match_ip(image, addr, true, 32);
+}
+
+int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16])
+{
+	return match_ip(image, addr, false, 128);
+}
+
+/* Prefix addr/plen, plen <= 16: every one of its /16 bits is set in the short table. */
+static int short_covers(const struct bb_block *image, const struct bb_header *hdr,
+			const __u8 *addr, bool v4, unsigned int plen)
+{
+	__u32 mask = plen ? 0xffffU << (BB_SHORT_PLEN - plen) : 0;
+	__u32 first = bb_short_prefix(addr) & mask, n = 1U << (BB_SHORT_PLEN - plen), i;
+
+	if (!(hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)))
+		return 0;
+	for (i = first; i < first + n; i++)
+		if (!bb_short_test(&image[bb_short_index(v4, i)], i))
+			return 0;
+	return 1;
+}
+
+/*
+ * Is the whole prefix addr/plen listed? Prefixes /16 and shorter: when the short
+ * table covers them. Longer ones: when a stored prefix at or above them covers them,
+ * or when every one of their expansions to the next probe length is present (at
+ * most 2^16 probes).
+ */
+static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool v4,
+			unsigned int plen)
+{
+	const struct bb_header *hdr = image_header(image);
+	unsigned int bytes = v4 ? 4 : 16, width = v4 ? 32 : 128, i, l = 0;
+	const __u8 *plens;
+	__u8 addr[16];
+	__u64 count, j;
+
+	if (!hdr)
+		return 0;
+	if (plen <= BB_SHORT_PLEN)
+		return short_covers(image, hdr, addr_in, v4, plen);
+	if (plen >= width || match_ip(image, addr_in, v4, plen))
+		return plen >= width ? match_ip(image, addr_in, v4, width) : 1;
+	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
+	for (i = 0; i < (v4 ? hdr->n_v4_plens : hdr->n_v6_plens); i++)
+		if (plens[i] > plen && (!l || plens[i] < l))
+			l = plens[i];
+	if (!l || l - plen > 16)
+		return 0;
+	memcpy(addr, addr_in, bytes);
+	count = 1ULL << (l - plen);
+	for (j = 0; j < count; j++) {
+		if (!match_ip(image, addr, v4, l))
+			return 0;
+		if (j + 1 < count)
+			addr_step(addr, bytes, l);
+	}
+	return 1;
+}
+
+/*
+ * The packet path's own lookups (include/bb_match.h) over an image: check asks the
+ * code the kernel runs, not a copy of it.
+ */
+struct image_match {
+	const struct bb_block *image;
+	const struct bb_header *hdr;
+	__u8 *key;		/* BB_KEYBUF_BYTES, zeroed */
+	__u64 *states;		/* BB_NAME_STATES */
+};
+
+#define BB_MATCH_CTX		struct image_match
+#define BB_MATCH_HDR(c)		((c)->hdr)
+#define BB_MATCH_KEY(c)		((c)->key)
+#define BB_MATCH_STATES(c)	((c)->states)
+
+static __always_inline int bb_match_lookup(const struct image_match *c, __u64 h)
+{
+	return image_test_hash(c->image, c->hdr, h);
+}
+
+static __always_inline int bb_match_short(const struct image_match *c, int v4, const __u8 *addr)
+{
+	__u32 prefix16 = bb_short_prefix(addr);
+
+	return bb_short_test(&c->image[bb_short_index(v4, prefix16)], prefix16);
+}
+
+#include "bb_match.h"
+
+/* A name as a packet's parser leaves it in the key buffer (lowercase, dots recorded). */
+static int name_into_key(__u8 *key, const char *name, size_t len, __u32 *out)
+{
+	__u32 n = (__u32)len;
+
+	memset(key, 0, BB_KEYBUF_BYTES);
+	if (len > BB_NAME_MAX)
+		return -1;
+	memcpy(key + 1, name, len);
+	if (bb_name_finish(key, &n) != BB_NAME_FOUND)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/*
+ * A name as the kernel matches it in a DNS query, a ClientHello's SNI or an HTTP
+ * Host. With subdomains_only ("*.name" in a list), a subdomain of it: "*.name",
+ * which the kernel matches as any subdomain, through name's parent key.
+ */
+static int match_name(const struct bb_block *image, const char *name, bool subdomains_only)
+{
+	__u8 key[BB_KEYBUF_BYTES];
+	__u64 states[BB_NAME_STATES];
+	struct image_match m = { image, image_header(image), key, states };
+	char sub[BB_NAME_MAX + 3];
+	__u32 len;
+
+	if (!m.hdr)
+		return 0;
+	if (subdomains_only) {
+		snprintf(sub, sizeof(sub), "*.%s", name);
+		name = sub;
+	}
+	if (name_into_key(key, name, strlen(name), &len))
+		return 0;
+	return bb_match_name(&m, len);
+}
+
+/*
+ * A URL "host/path" as the kernel matches a cleartext HTTP request for it: its Host
+ * as a name, then (the URL program) host suffixes times path prefixes. The path is
+ * cut where a key ends, as bb_http_request() cuts it.
+ */
+static int match_url(const struct bb_block *image, const char *url)
+{
+	__u8 key[BB_KEYBUF_BYTES];
+	__u64 states[BB_NAME_STATES];
+	struct image_match m = { image, image_header(image), key, states };
+	size_t hlen = strcspn(url, "/"), plen = strlen(url + hlen);
+	__u32 n;
+	int full = 1;
+
+	if (!m.hdr)
+		return 0;
+	if (!url[hlen])
+		return match_name(image, url, false);
+	if (1 + hlen + plen > BB_KEY_MAX) {
+		plen = hlen < BB_KEY_MAX - 1 ? BB_KEY_MAX - 1 - hlen : 0;
+		full = 0;
+	}
+	if (name_into_key(key, url, hlen, &n) || n != hlen)
+		return 0;
+	memcpy(key + 1 + hlen, url + hlen, plen);
+	if (bb_match_name(&m, n))
+		return 1;
+	return bb_match_url(&m, n, (__u32)plen, full);
+}
+
+int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry)
+{
+	switch (entry->kind) {
+	case BB_ENTRY_IP4:
+		return match_prefix(image, entry->addr, true, entry->plen);
+	case BB_ENTRY_IP6:
+		return match_prefix(image, entry->addr, false, entry->plen);
+	case BB_ENTRY_NAME:
+		return match_name(image, entry->text, entry->flags & BB_ENTRY_F_SUBDOMAINS_ONLY);
+	case BB_ENTRY_URL:
+		return match_url(image, entry->text);
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the filter's files share, and nothing else includes: filter_plan.c (sizing,
+ * the blocked formula, prefix plans), filter_build.c (keys, hashes, the in-memory
+ * build), filter_stream.c (the streamed build), filter_image.c (queries on an image).
+ */
+#ifndef BB_FILTER_INT_H
+#define BB_FILTER_INT_H
+
+#include "filter.h"
+
+#define BB_BUILD_MAX_THREADS 64
+
+#define STREAM_BATCH		32	/* hashes whose blocks are fetched ahead */
+#define SORT_BUCKET_BITS	8
+#define SORT_BUCKETS		(1U << SORT_BUCKET_BITS)
+
+/*
+ * One thread's share of the build: a range of entries, hashed twice. The first time
+ * counts the keys in each bucket of hashes (their top byte); the second writes each
+ * hash into its bucket's place, so the sort needs no scatter and no second buffer.
+ */
+struct build_job {
+	struct bb_filter *filter;
+	const struct bb_entry *entries;
+	size_t lo, hi;			/* entries */
+	__u64 seed;
+	__u64 *hashes;			/* NULL: count only */
+	size_t count[SORT_BUCKETS];	/* keys of this range in each bucket */
+	size_t at[SORT_BUCKETS];	/* where this range's next key of a bucket goes */
+	__u64 keys_by_kind[BB_KEY_KIND_MAX];
+	__u32 flags;
+	/* a streamed build: hashes wait in a batch, their blocks prefetched, then set in
+	 * blocks (the filter's, or the stream's second copy), atomically when shared */
+	struct bb_block *blocks;
+	bool stream, atomic;
+	unsigned int n_batch;
+	__u64 batch[STREAM_BATCH];
+	__u64 repeats;			/* keys whose bits were all set already */
+};
+
+/* The probe length prefixes of length p expand to under plan; 0: none (short). */
+unsigned int plen_for(const struct bb_plen_plan *plan, unsigned int p);
+/* Add 1 to the address (network byte order) at bit position plen: the next prefix. */
+void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen);
+/* The keys of one entry, to the job: hashed, counted, or (streamed) set. */
+void add_entry(struct build_job *job, const struct bb_entry *e);
+/* A streamed job's waiting hashes, set. */
+void batch_flush(struct build_job *job);
+unsigned int build_threads(unsigned int threads);
+/* seed, or a random one for 0. */
+__u64 filter_seed(__u64 seed);
+/* The header's flags and config from opts. */
+void filter_config(struct bb_filter *filter, const struct bb_filter_opts *opts);
+/* Plan for keys at fpr and get the blocks (opts->blocks_alloc, or calloc). */
+int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
+		const struct bb_filter_opts *opts);
+/* fn on each of threads args (arg_size bytes apart), the caller's thread among them. */
+void run_threads(void *(*fn)(void *), void *args, size_t arg_size, unsigned int threads);
+
+#endif /* BB_FILTER_INT_H */
