@@ -137,7 +137,7 @@ declare -A listed=(
 	[adaway-hosts.txt]="analytics.163.com"
 	[nocoin-adblock.txt]="45.15.156.210"
 	[nocoin-hosts.txt]="1q2w3.fun"
-	[phishunt-urls.txt]="https://allegrolokalnie.oferta-lokalana989714.lol/"
+	[phishunt-urls.txt]="http://allegrolokalnie.oferta-lokalana989714.lol/"
 	[spamhaus-drop.txt]="1.10.16.0/20 1.10.16.77"
 	[spamhaus-dropv6.txt]="2001:678:6c4::/48 2001:678:6c4:1::1"
 	[stevenblack-unified-hosts.ohnx-2019.hosts]="hercules.iad.appboy.com a.b.jackbootedroom.com"
@@ -179,7 +179,7 @@ declare -A unlisted=(
 	[nocoin-adblock.txt]="api.nyda.pro"
 	[stevenblack-unified-hosts.ohnx-2019.hosts]="localhost broadcasthost hercules notjackbootedroom.com"
 	[urlhaus-filter-online.ublock.txt]="bitbucket.org cdn.glitch.global"
-	[phishunt-urls.txt]="allegrolokalnie.oferta-lokalana989714.lol"
+	[phishunt-urls.txt]="allegrolokalnie.oferta-lokalana989714.lol https://allegrolokalnie.oferta-lokalana989714.lol/"
 	[anti-ad-dnsmasq.2020-03-25.conf]="cn"
 	[hagezi-doh-rpz.zone]="localhost accountant"
 	[feodo-ipblocklist.2021-12-20.csv]="dst_ip"
@@ -288,6 +288,21 @@ check_match "... and prints the error as JSON on stdout" \
 run bb -j load "$BB_ROOT/tests/lists/hosts.txt" -i no-such-iface0
 check_eq "load -j with an unknown interface: the error as JSON" "$(jq -r .error <<<"$out" 2>&1)" \
 	"no interface named 'no-such-iface0' (see: ip link show)"
+# check answers what the kernel would do: HTTPS paths unseen, names only where names are
+run bb load "$BB_ROOT/tests/lists/urls.txt"
+run bb check https://big-site.example/x
+check_rc "check https://URL of a URL-only list: not listed" 1
+check_match "... and says an HTTPS path is never seen" 'the path of an HTTPS URL is never seen' "$out"
+run bb check http://big-site.example/x
+check_rc "check http://URL: listed" 0
+check_match "... where: cleartext HTTP on the screened ports" 'cleartext HTTP requests \(TCP 80, 8080\)' "$out"
+run bb load "$BB_ROOT/tests/lists/scores.tsv"
+run bb check random-name.example
+check_rc "check a name on an address-only filter: not listed" 1
+check_match "... because the filter holds no names" 'the filter holds no names' "$out"
+run bb -j check 192.0.2.1 evil.example
+check_eq "check -j: by and seen_in" "$(jq -c '[.[0].by, .[0].seen_in, .[1].by, .[1].note]' <<<"$out" 2>&1)" \
+	'["address",["address"],"name","the filter holds no names"]'
 run bb stats
 check_eq "stats: every counter's number ends in the same column" \
 	"$(awk '{ print index($0, $2) + length($2) }' <<<"$out" | sort -u | wc -l)" 1
