@@ -21,6 +21,35 @@
 #define BB_DNS_HDR_LEN		12
 
 /*
+ * The key buffer's layout. Functions take it as bytes (a key starts at key[0]) and
+ * reach the state in its tail at these fixed offsets, so that no key, however it
+ * grows, can run into them: the asserts below hold the line.
+ */
+struct bb_keybuf {
+	__u8 key[BB_KEYBUF_BYTES - 128];	/* a key, and what a hash of one starting anywhere in its
+				 * first BB_KEY_MAX bytes reads, and an HTTP path stored at
+				 * up to BB_KEYBUF_BYTES / 2 */
+	__u32 n_dots;		/* bb_dots_add(): dots seen */
+	__u32 dots[16];		/* ... the last 16 of them, a ring */
+	__u8 unused[44];
+	__u32 url_paths;	/* bb_url_path_prefixes()'s count */
+	__u32 parents;		/* bb_name_parents()'s count */
+	__u32 labels;		/* ... and its labels */
+	__u32 forget;		/* bb_forget()'s word */
+};
+
+#define BB_DOTS_SLOT		__builtin_offsetof(struct bb_keybuf, n_dots)
+#define BB_FORGET_SLOT		__builtin_offsetof(struct bb_keybuf, forget)
+#define BB_PARENTS_SLOT		__builtin_offsetof(struct bb_keybuf, parents)
+#define BB_LABELS_SLOT		__builtin_offsetof(struct bb_keybuf, labels)
+#define BB_URL_PATHS_SLOT	__builtin_offsetof(struct bb_keybuf, url_paths)
+
+_Static_assert(sizeof(struct bb_keybuf) == BB_KEYBUF_BYTES, "the key buffer's layout");
+_Static_assert(BB_DOTS_SLOT >= 2 * BB_KEY_MAX + 8 && BB_DOTS_SLOT >= BB_KEYBUF_BYTES / 2 + 8,
+	       "a key, its hashing slack and an HTTP path end before the state");
+_Static_assert(BB_DOTS_SLOT % 8 == 0, "the state's words are aligned");
+
+/*
  * A loop that stops where the data says leaves its index live after it, and the
  * verifier then walks everything that follows once per possible exit: hundreds of
  * times. Passing such a value through memory the verifier does not track (the
@@ -28,8 +57,6 @@
  * exits; every access it later bounds is masked or compared anyway. A no-op in
  * userspace.
  */
-#define BB_FORGET_SLOT		(BB_KEYBUF_BYTES - 4)
-
 static __always_inline __u32 bb_forget(__u8 *key, __u32 v)
 {
 	volatile __u32 *slot = (volatile __u32 *)(key + BB_FORGET_SLOT);
@@ -46,8 +73,6 @@ static __always_inline __u32 bb_forget(__u8 *key, __u32 v)
  * again. A dot at position 1 (a name that starts with one) is not recorded: no
  * parent starts there.
  */
-#define BB_DOTS_SLOT		(BB_KEYBUF_BYTES - 128)
-
 static __always_inline void bb_dots_reset(__u8 *key)
 {
 	*(volatile __u32 *)(key + BB_DOTS_SLOT) = 0;
@@ -58,7 +83,7 @@ static __always_inline void bb_dots_add(__u8 *key, __u32 at)
 	volatile __u32 *n = (volatile __u32 *)(key + BB_DOTS_SLOT);
 	__u32 i = *n;
 
-	((__u32 *)(key + BB_DOTS_SLOT + 4))[i & 15] = at;
+	((__u32 *)(key + __builtin_offsetof(struct bb_keybuf, dots)))[i & 15] = at;
 	*n = i + 1;
 }
 
@@ -440,8 +465,8 @@ static __always_inline __u32 bb_name_parents(__u8 *key, __u32 len, __u32 *dots, 
 	 * their exact values would split the verifier's walk of this loop into one
 	 * path per combination of labels and parents seen so far.
 	 */
-	volatile __u32 *labels = (volatile __u32 *)(key + BB_FORGET_SLOT - 4);
-	volatile __u32 *n = (volatile __u32 *)(key + BB_FORGET_SLOT - 8);
+	volatile __u32 *labels = (volatile __u32 *)(key + BB_LABELS_SLOT);
+	volatile __u32 *n = (volatile __u32 *)(key + BB_PARENTS_SLOT);
 	__u32 i;
 
 	*labels = 0;
@@ -493,7 +518,7 @@ static __always_inline __u32 bb_parent_dot(const __u8 *key, __u32 i)
 {
 	__u32 m = *(volatile const __u32 *)(key + BB_DOTS_SLOT);
 
-	return ((const __u32 *)(key + BB_DOTS_SLOT + 4))[(m - 2 - i) & 15];
+	return ((const __u32 *)(key + __builtin_offsetof(struct bb_keybuf, dots)))[(m - 2 - i) & 15];
 }
 
 /*
@@ -506,7 +531,7 @@ static __always_inline __u32 bb_url_path_prefixes(__u8 *key, __u32 path_off, __u
 						  int full, __u32 *out)
 {
 	/* the count lives in memory: see bb_name_parents() */
-	volatile __u32 *n = (volatile __u32 *)(key + BB_FORGET_SLOT - 12);
+	volatile __u32 *n = (volatile __u32 *)(key + BB_URL_PATHS_SLOT);
 	__u32 i, q = plen;
 
 	for (i = 0; i < BB_KEY_MAX; i++) {
