@@ -115,7 +115,6 @@ struct {
 	__type(value, struct bb_scratch);
 } scratch SEC(".maps");
 
-#define barrier() asm volatile("" ::: "memory")
 #define BB_TCP_SYN 0x02
 
 /* What one packet's checks share. */
@@ -249,7 +248,7 @@ static __always_inline int sni_found(const struct bb_ctx *c, const struct bb_tls
 	return BB_FOUND_NAME;
 }
 
-/* The flow key in five word stores (a memset and copies were 2-byte stores). */
+/* The flow key in five word stores: clang makes a memset and copies 2-byte stores. */
 static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt)
 {
 	__u8 *b = (__u8 *)k;
@@ -726,9 +725,8 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
 /*
  * A TLS or HTTP packet's name: a global function, which the verifier checks once
  * on its own, from its arguments' types alone (the context and scalars: struct
- * bb_next), not once per state of the caller's walk. It was a program reached by
- * a tail call, which costs ~20 ns here; a call costs a few. BB_TAIL: an HTTP
- * request's URL next.
+ * bb_next), not once per state of the caller's walk; and a call, not a tail call:
+ * a tail call costs ~20 ns, a call a few. BB_TAIL: an HTTP request's URL next.
  */
 __noinline int bb_service_xdp(struct xdp_md *ctx, int svc, __u32 payload_off, __u32 payload_len,
 			      __u64 seq_flags)
@@ -749,7 +747,7 @@ int bloomblock_xdp(struct xdp_md *ctx)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
 				   next.seq_flags);
 	if (v == BB_TAIL) {
-		bpf_tail_call(ctx, &services_xdp, BB_SVC_URL);
+		bpf_tail_call_static(ctx, &services_xdp, BB_SVC_URL);
 		v = tail_call_failed();
 	}
 	return xdp_action(v);
@@ -811,7 +809,7 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 	if (v == BB_TAIL)
 		v = bb_service_tc(skb, next.svc, next.payload_off, next.payload_len, next.seq_flags);
 	if (v == BB_TAIL) {
-		bpf_tail_call(skb, &services_tc, BB_SVC_URL);
+		bpf_tail_call_static(skb, &services_tc, BB_SVC_URL);
 		v = tail_call_failed();
 	}
 	return tc_action(skb, v);

@@ -6,9 +6,7 @@
 #include "bloomblock.h"
 #include "bb_mem.h"
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "bb_compat.h"
 
 #define BB_XXH_PRIME1 0x9E3779B185EBCA87ULL
 #define BB_XXH_PRIME2 0xC2B2AE3D27D4EB4FULL

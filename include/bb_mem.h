@@ -5,9 +5,7 @@
 
 #include <linux/types.h>
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "bb_compat.h"
 
 /*
  * clang's BPF backend turns a memcpy from or to a pointer it cannot prove aligned

@@ -363,7 +363,7 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 			break;
 		/* little-endian; the mask, a no-op here, bounds i for the verifier (and
 		 * the barrier keeps clang from dropping it for the check above) */
-		bb_barrier_var(i);
+		barrier_var(i);
 		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
 		lf = bb_zero_bytes(v ^ 0x0a0a0a0a0a0a0a0aULL);
 		if (!lf) {
@@ -373,7 +373,7 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 		i += bb_low_zero_byte(lf);
 		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
 			break;
-		bb_barrier_var(i);
+		barrier_var(i);
 		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
 		if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
 			host_start = i + 6;

@@ -11,17 +11,7 @@
 #include <linux/udp.h>
 
 #include "bloomblock.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-
-#ifdef __BPF__
-#define bb_ntohs(x) __builtin_bswap16(x)
-#else
-#include <arpa/inet.h>
-#define bb_ntohs(x) ntohs(x)
-#endif
+#include "bb_compat.h"
 
 #define BB_MAX_VLANS 2
 
@@ -43,12 +33,6 @@ typedef struct iphdr bb_iphdr __attribute__((aligned(1)));
 typedef struct ipv6hdr bb_ipv6hdr __attribute__((aligned(1)));
 typedef struct tcphdr bb_tcphdr __attribute__((aligned(1)));
 typedef struct udphdr bb_udphdr __attribute__((aligned(1)));
-#endif
-
-#ifdef __BPF__
-#define bb_ntohl(x) __builtin_bswap32(x)
-#else
-#define bb_ntohl(x) ntohl(x)
 #endif
 
 #define BB_MAX_IPV6_EXT 4	/* extension headers skipped before giving up on L4 */
@@ -103,7 +87,7 @@ static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *p
 
 	if ((void *)(eth + 1) > c->end)
 		return BB_PARSE_TRUNCATED;
-	proto = bb_ntohs(eth->h_proto);
+	proto = bpf_ntohs(eth->h_proto);
 	c->pos = eth + 1;
 	pkt->vlans = 0;
 #ifdef __BPF__
@@ -116,7 +100,7 @@ static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *p
 			break;
 		if ((void *)(vh + 1) > c->end)
 			return BB_PARSE_TRUNCATED;
-		proto = bb_ntohs(vh->encap_proto);
+		proto = bpf_ntohs(vh->encap_proto);
 		c->pos = vh + 1;
 		pkt->vlans++;
 	}
@@ -141,8 +125,8 @@ static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *
 	pkt->saddr = (const __u8 *)&iph->saddr;
 	pkt->daddr = (const __u8 *)&iph->daddr;
 	pkt->l4_proto = iph->protocol;
-	pkt->fragment = (bb_ntohs(iph->frag_off) & 0x1fff) != 0;
-	pkt->l3_end = (void *)iph + bb_ntohs(iph->tot_len);
+	pkt->fragment = (bpf_ntohs(iph->frag_off) & 0x1fff) != 0;
+	pkt->l3_end = (void *)iph + bpf_ntohs(iph->tot_len);
 	if (pkt->l3_end > c->end || pkt->l3_end < c->pos + hdr_len)
 		pkt->l3_end = c->end;
 	c->pos += hdr_len;
@@ -164,7 +148,7 @@ static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *
 	pkt->fragment = 0;
 	c->pos = ip6h + 1;
 	pkt->l4 = c->pos;
-	pkt->l3_end = c->pos + bb_ntohs(ip6h->payload_len);
+	pkt->l3_end = c->pos + bpf_ntohs(ip6h->payload_len);
 	if (pkt->l3_end > c->end)
 		pkt->l3_end = c->end;
 	return BB_PARSE_OK;
@@ -228,9 +212,9 @@ static __always_inline int bb_parse_l4(struct bb_cursor *c, struct bb_packet *pk
 			return BB_PARSE_MALFORMED;
 		if (c->pos + len > c->end)
 			return BB_PARSE_TRUNCATED;
-		pkt->sport = bb_ntohs(th->source);
-		pkt->dport = bb_ntohs(th->dest);
-		pkt->seq = bb_ntohl(th->seq);
+		pkt->sport = bpf_ntohs(th->source);
+		pkt->dport = bpf_ntohs(th->dest);
+		pkt->seq = bpf_ntohl(th->seq);
 		pkt->tcp_flags = ((__u8 *)th)[13];
 		pkt->payload = c->pos + len;
 		pkt->payload_len = pkt->l3_end > pkt->payload ? pkt->l3_end - pkt->payload : 0;
@@ -241,8 +225,8 @@ static __always_inline int bb_parse_l4(struct bb_cursor *c, struct bb_packet *pk
 
 		if ((void *)(uh + 1) > c->end)
 			return BB_PARSE_TRUNCATED;
-		pkt->sport = bb_ntohs(uh->source);
-		pkt->dport = bb_ntohs(uh->dest);
+		pkt->sport = bpf_ntohs(uh->source);
+		pkt->dport = bpf_ntohs(uh->dest);
 		pkt->seq = 0;
 		pkt->tcp_flags = 0;
 		pkt->payload = uh + 1;

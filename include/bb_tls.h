@@ -114,7 +114,7 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 		__u64 off, v;
 
 		off = (__u32)(w->pos - w->seg_lo);
-		bb_barrier_var(off);
+		barrier_var(off);
 		if (off < BB_TLS_MAX_BYTES && off + 8 <= seg_len) {
 			p = data + off;
 			if ((void *)(p + 8) <= end) {
@@ -132,7 +132,7 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 		if (w->have >= n)
 			return 1;
 		off = (__u32)(w->pos + w->have - w->seg_lo);
-		bb_barrier_var(off);
+		barrier_var(off);
 		if (off >= BB_TLS_MAX_BYTES || off + 8 > seg_len)
 			break;
 		p = data + off;
@@ -149,7 +149,7 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 		if (w->have >= n)
 			return 1;
 		off = (__u32)(w->pos + w->have - w->seg_lo);
-		bb_barrier_var(off);
+		barrier_var(off);
 		if (off >= BB_TLS_MAX_BYTES || off >= seg_len)
 			return 0;
 		p = data + off;
@@ -294,7 +294,7 @@ static __always_inline const __u8 *bb_tls_at(const __u8 *data, const void *end, 
 
 	if (pos >= BB_TLS_MAX_BYTES || pos + n > seg_len)
 		return NULL;
-	bb_barrier_var(pos);
+	barrier_var(pos);
 	q = data + (pos & (BB_TLS_MAX_BYTES - 1));
 	return (void *)(q + n) > end ? NULL : q;
 }

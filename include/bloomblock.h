@@ -37,16 +37,6 @@
 #define BB_SHORT_V6_INDEX	(BB_SHORT_V4_INDEX + BB_SHORT_BLOCKS)
 #define BB_FIRST_BLOCK		(BB_SHORT_V6_INDEX + BB_SHORT_BLOCKS)
 
-/*
- * Keep one register for a value the verifier must see bounded: without it clang
- * may bound-check one copy and index with another it never checked.
- */
-#ifdef __BPF__
-#define bb_barrier_var(x) asm volatile("" : "+r"(x))
-#else
-#define bb_barrier_var(x) ((void)0)
-#endif
-
 #define BB_MAX_K		16	/* probe bits per key: 8 or 16, include/bb_hash.h */
 #ifndef BB_MAX_PLENS
 #define BB_MAX_PLENS		4	/* Bloom probes per address family, whatever the list */

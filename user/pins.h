@@ -13,7 +13,7 @@ struct bpf_object;
 
 /*
  * The programs come in two families, XDP and tc, each an entry program (two at tc),
- * its protocol programs and its tail-call table. An instance loads the families its
+ * the URL program it tail-calls and the table that holds it. An instance loads the families its
  * hooks need, and another one when a later load asks for a hook of it: verifying a
  * family takes the kernel most of a second.
  */
