@@ -87,15 +87,34 @@ $(BIN): $(OUTPUT)/user/main.o $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/tap.h tests/rng.h $(OUTPUT)/libbbcore.a | $(OUTPUT)/tests
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
+# tests/lib: the packet builders (plain C, for every test and the benchmark) in an archive,
+# linked only where used; the BPF harness is header-only (lib/harness.h says why).
+TEST_LIB_SRCS	:= $(wildcard tests/lib/*.c)
+TEST_LIB_OBJS	:= $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_LIB_SRCS))
+TEST_HEADERS	:= tests/tap.h tests/rng.h $(wildcard tests/lib/*.h)
 
-$(OUTPUT)/tests/%: tests/bpf/%.c tests/tap.h tests/rng.h tests/packet_util.h tests/bpf_harness.h $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(SKELS) \
+$(OUTPUT)/tests/lib: | $(OUTPUT)/tests
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/tests/lib/%.o: tests/lib/%.c $(TEST_HEADERS) $(HEADERS) | $(OUTPUT)/tests/lib
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(OUTPUT)/libbbtest.a: $(TEST_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcore.a \
 		   | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a \
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcore.a \
 		$(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/bpf/%.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
+		   $(OUTPUT)/libbbcore.a $(SKELS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
+		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS)
 
@@ -112,11 +131,11 @@ BENCH_HEADERS	:= $(wildcard bench/*.h)
 
 $(OUTPUT)/bench.tmp.bpf.o: bpf/bloomblock.bpf.c $(BENCH_HEADERS)
 
-$(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/packet_util.h $(OUTPUT)/bench.skel.h $(HEADERS) \
-		 $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
+$(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/lib/pkt.c tests/lib/pkt.h \
+		 $(OUTPUT)/bench.skel.h $(HEADERS) $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) $(OUTPUT)/libbbcli.a \
-		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) tests/lib/pkt.c \
+		$(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 bench: bloomblock $(OUTPUT)/bench
 	$(Q)BB_OUTPUT=$(OUTPUT) scripts/bench.sh $(BENCH_ARGS)

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "list.h"
+#include "lib/pkt.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -63,20 +64,36 @@ long long mem_available_kb(void);
 /* The map's memlock as the kernel accounts it (fdinfo), bytes; -1 when unknown. */
 long long map_memlock(int fd);
 
-/* ---- packets (packets.c) ---- */
+/* ---- packets: the frames of tests/lib/pkt.h (pkt_udp4() ...), and the name rows' payloads ---- */
 
-#define PKT_MAX 2048
+/* A DNS query for name: A, recursion desired. */
+static inline size_t dns_query(__u8 *p, size_t cap, const char *name)
+{
+	struct pkt_dns q = { .name = name };
 
-size_t pkt_udp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void *payload,
-		size_t len);
-size_t pkt_udp6(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void *payload,
-		size_t len);
-size_t pkt_tcp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, __u32 seq,
-		const void *payload, size_t len);
-/* Payloads: a DNS query (A, RD), a TLS ClientHello with SNI, an HTTP/1.1 GET. */
-size_t dns_query(__u8 *p, size_t cap, const char *name);
-size_t tls_client_hello(__u8 *p, size_t cap, const char *sni, size_t *sni_off);
-size_t http_request(__u8 *p, size_t cap, const char *host);
+	return pkt_dns(&q, p, cap);
+}
+
+/*
+ * A browser's ClientHello, abridged: groups, point formats, signature algorithms,
+ * versions, an X25519 key share, then server_name, so a walk skips several
+ * extensions to reach it. *sni_off: where the server_name extension starts.
+ */
+static inline size_t tls_client_hello(__u8 *p, size_t cap, const char *sni, size_t *sni_off)
+{
+	struct pkt_hello h = { .sni = sni, .exts = "COWVKS" };
+	size_t name_off, n = pkt_hello(&h, p, cap, &name_off);
+
+	*sni_off = n ? name_off - 9 : 0;	/* type, lengths, name type */
+	return n;
+}
+
+static inline size_t http_request(__u8 *p, size_t cap, const char *host)
+{
+	static const char headers[] = "User-Agent: bench/1.0\r\nAccept: */*\r\n";
+
+	return pkt_http_get(p, cap, "/index.html", host, headers);
+}
 
 /* ---- generated lists (lists.c): the sequences of bench_seq.h ---- */
 

@@ -2,7 +2,6 @@
 /* Names through BPF_PROG_TEST_RUN at XDP and tc: DNS, TLS SNI (split too), HTTP, URLs, QUIC. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +15,11 @@
 
 #include "bb_hash.h"
 #include "bb_tls.h"
-#include "bloomblock.skel.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
-#include "bpf_harness.h"
-#include "rng.h"
-#include "tap.h"
-#include "packet_util.h"
+#include "lib/harness.h"
+#include "lib/pkt.h"
 
 /*
  * Each table is a filter (list lines, mode, ports) and cases. A case is one
@@ -38,7 +34,6 @@
  * and `bloomblock check` (bb_image_match_entry) must agree with every name verdict.
  */
 
-#define TEST_SEED		0x626c6f6f6d626c6bULL	/* filters and random names */
 #define TABLE_FPR		1e-6	/* crafted misses must not be false positives */
 #define TEST_MARK		0xb10cU	/* skb mark of flagged packets at tc */
 #define MAX_FRAME		4096
@@ -46,13 +41,6 @@
 #define MAX_STEPS		8
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define N_STATS			(sizeof(struct bb_stats) / sizeof(__u64))
-
-static const char *const stat_names[] = {
-#define STAT_NAME(name, help) #name,
-	BB_STATS_FIELDS(STAT_NAME)
-#undef STAT_NAME
-};
 
 enum hook {
 	HOOK_XDP,
@@ -72,41 +60,12 @@ static const char *const hook_names[HOOK_MAX] = { "xdp", "tc ingress", "tc egres
 #define FAM_V6		2U
 #define FAM_ALL		(FAM_V4 | FAM_V6)
 
-/* ---- the test environment: one skeleton, its live filter, a reproducible RNG ---- */
-
+/* What this test adds to the harness: the entry programs, flow state, the default ports. */
 static struct {
-	struct bloomblock *skel;
-	struct bb_instance inst;	/* filters_fd: what bb_filter_push needs */
 	int prog_fd[HOOK_MAX];
-	int stats_fd, flows_fd, ncpus;
-	struct bb_stats *percpu;
-	struct bb_image img;		/* the live filter, mapped read-only */
-	bool live;
-	__u64 rng_state, rng_seed;
-	unsigned long runs;		/* test runs, all tables */
+	int flows_fd;
+	struct bb_config ports;		/* bb_config_defaults(), flagged packets marked TEST_MARK */
 } env;
-
-static __u64 rng_next(void)
-{
-	return splitmix64(&env.rng_state);
-}
-
-static const struct bb_header *live_header(void)
-{
-	return env.live ? (const struct bb_header *)&env.img.blocks[BB_HEADER_INDEX] : NULL;
-}
-
-static const struct bb_config *live_config(void)
-{
-	return env.live ? (const struct bb_config *)&env.img.blocks[BB_CONFIG_INDEX] : NULL;
-}
-
-static int read_stats(struct bb_stats *sum)
-{
-	return bb_stats_read_fd(env.stats_fd, sum);
-}
-
-#define stats_delta bb_stats_delta
 
 /*
  * Forget every ClientHello walk: each run starts without flow state. The counts
@@ -119,7 +78,7 @@ static void flows_clear(void)
 	while (!bpf_map_get_next_key(env.flows_fd, NULL, &key))
 		if (bpf_map_delete_elem(env.flows_fd, &key))
 			break;
-	memset(env.skel->bss->bb_pending, 0, sizeof(env.skel->bss->bb_pending));
+	memset(harness.skel->bss->bb_pending, 0, sizeof(harness.skel->bss->bb_pending));
 }
 
 /*
@@ -141,38 +100,17 @@ static void pending_check(char *msg, size_t size)
 		prev = &key;
 	}
 	for (i = 0; i < 1U << BB_PENDING_BITS; i++)
-		if (env.skel->bss->bb_pending[i] != want[i]) {
+		if (harness.skel->bss->bb_pending[i] != want[i]) {
 			appendf(msg, size, "waiting walks counted %u in slot %u, flows holds %u; ",
-				env.skel->bss->bb_pending[i], i, want[i]);
+				harness.skel->bss->bb_pending[i], i, want[i]);
 			return;
 		}
 }
 
-/*
- * One test run of a real entry program. tc programs get an __sk_buff context in
- * and out: its mark is what a flagged packet leaves with.
- */
+/* One test run of a real entry program; the tc ones leave a mark. */
 static int run_prog(enum hook h, const __u8 *frame, size_t len, __u32 *retval, __u32 *mark)
 {
-	struct __sk_buff skb = {};
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = frame,
-		.data_size_in = len,
-		.repeat = 1,
-	);
-	int err;
-
-	if (h != HOOK_XDP) {
-		opts.ctx_in = &skb;
-		opts.ctx_size_in = sizeof(skb);
-		opts.ctx_out = &skb;
-		opts.ctx_size_out = sizeof(skb);
-	}
-	err = bpf_prog_test_run_opts(env.prog_fd[h], &opts);
-	*retval = opts.retval;
-	*mark = skb.mark;
-	env.runs++;
-	return err;
+	return harness_run(env.prog_fd[h], h != HOOK_XDP, frame, len, retval, mark);
 }
 
 /* ---- frames ---- */
@@ -184,392 +122,45 @@ static int run_prog(enum hook h, const __u8 *frame, size_t len, __u32 *retval, _
 #define HOST6		"2001:db8:200::9"
 #define LISTED6		"2001:db8::1"
 
-struct frame_spec {
-	bool v6;
-	__u8 proto;		/* IPPROTO_UDP or IPPROTO_TCP */
-	const char *saddr, *daddr;
-	__u16 sport, dport;
-	__u32 seq;
-	bool vlan;		/* one 802.1Q tag */
-	unsigned int ip_opts;	/* IPv4: words of NOP options; IPv6: extension headers */
-};
-
-/* Ethernet, an optional VLAN tag, IPv4 or IPv6, TCP or UDP, the payload. */
-static size_t build_frame(const struct frame_spec *f, const __u8 *payload, size_t len, __u8 *p)
+/*
+ * The frame f says, with one 802.1Q tag or none, and IPv4 (don't fragment, ip_opts
+ * words of options) or IPv6 (ip_opts extension headers: hop-by-hop, then
+ * destination options, 8 at the most).
+ */
+static size_t build_frame(const struct pkt_frame *f, bool vlan, unsigned int ip_opts,
+			  const __u8 *payload, size_t len, __u8 *p)
 {
-	static const __u8 dst_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-	static const __u8 src_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-	size_t off = 12, l4_len = (f->proto == IPPROTO_TCP ? 20 : 8) + len, hdr;
+	struct pkt_frame g = *f;
+	char ext6[9] = "";
 	unsigned int i;
 
-	memset(p, 0, 128);
-	memcpy(p, dst_mac, 6);
-	memcpy(p + 6, src_mac, 6);
-	if (f->vlan) {
-		put16(p + off, ETH_P_8021Q);
-		put16(p + off + 2, 100);
-		off += 4;
+	if (vlan)
+		g.tags[0] = ETH_P_8021Q;
+	if (g.net == PKT_IPV4) {
+		g.frag = PKT_IP_DF;
+		g.ihl = ip_opts ? 5 + ip_opts : 0;
 	}
-	put16(p + off, f->v6 ? ETH_P_IPV6 : ETH_P_IP);
-	off += 2;
-	if (!f->v6) {
-		hdr = 20 + 4 * f->ip_opts;
-		p[off] = 0x40 | hdr / 4;
-		put16(p + off + 2, hdr + l4_len);
-		put16(p + off + 4, 0x1234);
-		put16(p + off + 6, 0x4000);	/* DF */
-		p[off + 8] = 64;
-		p[off + 9] = f->proto;
-		inet_pton(AF_INET, f->saddr, p + off + 12);
-		inet_pton(AF_INET, f->daddr, p + off + 16);
-		memset(p + off + 20, 1, hdr - 20);	/* NOP options */
-		put16(p + off + 10, ip_checksum(p + off, hdr));
-		off += hdr;
-	} else {
-		/* hop-by-hop first, then destination options, each 8 bytes of PadN */
-		p[off] = 0x60;
-		put16(p + off + 4, 8 * f->ip_opts + l4_len);
-		p[off + 6] = f->ip_opts ? IPPROTO_HOPOPTS : f->proto;
-		p[off + 7] = 64;
-		inet_pton(AF_INET6, f->saddr, p + off + 8);
-		inet_pton(AF_INET6, f->daddr, p + off + 24);
-		off += 40;
-		for (i = 0; i < f->ip_opts; i++, off += 8) {
-			p[off] = i + 1 < f->ip_opts ? IPPROTO_DSTOPTS : f->proto;
-			p[off + 1] = 0;
-			p[off + 2] = 1;	/* PadN, 4 bytes */
-			p[off + 3] = 4;
-			memset(p + off + 4, 0, 4);
-		}
-	}
-	put16(p + off, f->sport);
-	put16(p + off + 2, f->dport);
-	if (f->proto == IPPROTO_TCP) {
-		put32(p + off + 4, f->seq);
-		put32(p + off + 8, 1);		/* ack */
-		p[off + 12] = 5 << 4;		/* doff */
-		p[off + 13] = 0x18;		/* PSH, ACK */
-		put16(p + off + 14, 64240);
-		put32(p + off + 16, 0);		/* checksum (the program does not check), urg */
-		off += 20;
-	} else {
-		put16(p + off + 4, 8 + len);
-		put16(p + off + 6, 0);
-		off += 8;
-	}
-	memcpy(p + off, payload, len);
-	return off + len;
+	for (i = 0; g.net == PKT_IPV6 && i < ip_opts && i + 1 < sizeof(ext6); i++)
+		ext6[i] = i ? 'D' : 'H';
+	g.ext6 = ext6;
+	return pkt_frame(&g, payload, len, p, MAX_FRAME);
 }
 
-/* ---- payloads ---- */
-
-enum payload_kind {
-	PL_BYTES,	/* text as it is: an HTTP request, anything */
-	PL_DNS,		/* a DNS query for the dotted name text */
-	PL_DNS_WIRE,	/* a DNS query whose question name is the bytes text[0 .. len) */
-	PL_HELLO,	/* a TLS ClientHello */
-	PL_QUIC,	/* a QUIC long-header packet */
-};
-
-enum hello_lie {
-	LIE_NONE,
-	LIE_EXT_PAST_END,	/* the first extension's length runs past the extensions */
-	LIE_EXTS_PAST_HELLO,	/* the extensions' length runs past the ClientHello */
-	LIE_HS_PAST_RECORD,	/* the handshake length runs past the record */
-	LIE_SNI_LIST_SHORT,	/* server_name list length one short of its name */
-	LIE_SNI_NAME_PAST_END,	/* the name length runs past the extensions */
-	LIE_SNI_TYPE,		/* name type 1, not host_name */
-	LIE_SNI_EXT_SHORT,	/* a server_name extension of 4 bytes */
-	LIE_SESSION_ID_33,	/* a session id of 33 bytes */
-	LIE_CIPHERS_ODD,	/* cipher suites of an odd length */
-	LIE_NO_COMPRESSION,	/* zero compression methods */
-	LIE_NO_EXTENSIONS,	/* no extensions block at all: valid (TLS 1.2 without any) */
-	LIE_SERVER_HELLO,	/* handshake type 2 */
-	LIE_APP_DATA,		/* record type 23 */
-};
-
-struct hello_spec {
-	const char *sni;	/* the name in 'S' */
-	const char *exts;	/* extension order, a letter each (put_extension()); NULL: HELLO_EXTS */
-	unsigned int key_share;	/* 'K': key exchange bytes; 0: 32 (X25519) */
-	unsigned int padding;	/* 'P': bytes */
-	enum hello_lie lie;
-};
-
-#define SET(v)		((v) | 0x10000)	/* an explicit field value, 0 included */
-#define FIELD(f, dflt)	((f) ? (f) & 0xffff : (dflt))
-
-struct payload_spec {
-	enum payload_kind kind;
-	const char *text;
-	size_t len;		/* PL_BYTES, PL_DNS_WIRE: bytes of text; 0: strlen */
-	unsigned int dns_flags;	/* DNS header byte 2, SET(v); default 0x01 (RD, a query) */
-	unsigned int qdcount;	/* SET(v); default 1 */
-	__u8 quic_first;	/* PL_QUIC: the first byte */
-	__u32 quic_version;
-	struct hello_spec hello;
-};
-
-/* Extension orders: a browser's (SNI second, after GREASE), SNI first, SNI last. */
-#define HELLO_EXTS	"GSBRCOTAQWVMKXg"
-#define SNI_FIRST	"SBRCOTAQWVMKXg"
-#define SNI_LAST	"GBRCOTAQWVMKXgS"
-#define NO_SNI		"GBRCOTAQWVMKXg"
-
-static size_t put_ext(__u8 *p, __u16 type, const __u8 *data, size_t len)
+/* Into a buffer of MAX_PAYLOAD bytes, as every payload here is. */
+static size_t build_payload(const struct pkt_payload *pl, __u8 *p, size_t *sni_off)
 {
-	put16(p, type);
-	put16(p + 2, len);
-	if (len)
-		memcpy(p + 4, data, len);
-	return 4 + len;
-}
-
-/*
- * One extension by its letter: G GREASE (empty), g GREASE (one byte), S server_name,
- * B extended_master_secret, R renegotiation_info, C supported_groups, O ec_point_formats,
- * T session_ticket, A ALPN, Q status_request, W signature_algorithms,
- * V supported_versions, M psk_key_exchange_modes, K key_share, X ALPS, E
- * encrypted_client_hello (outer), P padding.
- */
-static size_t put_extension(const struct hello_spec *h, char c, __u8 *p, unsigned int *grease)
-{
-	static const __u8 groups[] = { 0, 8, 0x1a, 0x1a, 0x11, 0xec, 0x00, 0x1d, 0x00, 0x17 };
-	static const __u8 alpn[] = { 0, 12, 2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
-	static const __u8 sigalgs[] = { 0, 16, 4, 3, 8, 4, 4, 1, 5, 3, 8, 5, 5, 1, 8, 6, 6, 1 };
-	static const __u8 versions[] = { 6, 0x2a, 0x2a, 3, 4, 3, 3 };
-	static const __u8 alps[] = { 0, 3, 2, 'h', '2' };
-	static const __u8 status[] = { 1, 0, 0, 0, 0 };
-	static const __u8 one_zero[] = { 0 }, points[] = { 1, 0 }, psk[] = { 1, 1 };
-	__u8 data[2048];
-	size_t n, i;
-
-	switch (c) {
-	case 'G':
-	case 'g':
-		n = (*grease)++ % 16;
-		return put_ext(p, 0x0a0a + 0x1010 * n, one_zero, c == 'g');
-	case 'S':
-		n = strlen(h->sni);
-		put16(data, 3 + n);
-		data[2] = 0;		/* host_name */
-		put16(data + 3, n);
-		memcpy(data + 5, h->sni, n);
-		return put_ext(p, BB_TLS_EXT_SERVER_NAME, data, 5 + n);
-	case 'B':
-		return put_ext(p, 0x0017, NULL, 0);
-	case 'R':
-		return put_ext(p, 0xff01, one_zero, 1);
-	case 'C':
-		return put_ext(p, 0x000a, groups, sizeof(groups));
-	case 'O':
-		return put_ext(p, 0x000b, points, sizeof(points));
-	case 'T':
-		return put_ext(p, 0x0023, NULL, 0);
-	case 'A':
-		return put_ext(p, 0x0010, alpn, sizeof(alpn));
-	case 'Q':
-		return put_ext(p, 0x0005, status, sizeof(status));
-	case 'W':
-		return put_ext(p, 0x000d, sigalgs, sizeof(sigalgs));
-	case 'V':
-		return put_ext(p, 0x002b, versions, sizeof(versions));
-	case 'M':
-		return put_ext(p, 0x002d, psk, sizeof(psk));
-	case 'K':
-		n = h->key_share ? h->key_share : 32;
-		put16(data, 4 + n);
-		put16(data + 2, n > 32 ? 0x11ec : 0x001d);	/* X25519MLKEM768 or X25519 */
-		put16(data + 4, n);
-		memset(data + 6, 0xab, n);
-		return put_ext(p, 0x0033, data, 6 + n);
-	case 'X':
-		return put_ext(p, 0x4469, alps, sizeof(alps));
-	case 'E':
-		data[0] = 0;		/* outer */
-		put16(data + 1, 1);	/* HKDF-SHA256 */
-		put16(data + 3, 1);	/* AES-128-GCM */
-		data[5] = 0x2a;		/* config id */
-		put16(data + 6, 32);
-		memset(data + 8, 0xcd, 32);
-		put16(data + 40, 192);
-		for (i = 0; i < 192; i++)
-			data[42 + i] = 0x30 + i % 64;
-		return put_ext(p, BB_TLS_EXT_ECH, data, 42 + 192);
-	case 'P':
-		memset(data, 0, h->padding);
-		return put_ext(p, 0x0015, data, h->padding);
-	default:
-		return 0;
-	}
-}
-
-/* A ClientHello record; *sni_off: where the SNI name starts (0: none). */
-static size_t build_hello(const struct hello_spec *h, __u8 *p, size_t *sni_off)
-{
-	static const __u16 suites[] = {
-		0x5a5a, 0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc02c, 0xc030,
-		0xcca9, 0xcca8, 0xc013, 0xc014, 0x009c, 0x009d, 0x002f, 0x0035,
-	};
-	const char *e = h->exts ? h->exts : HELLO_EXTS;
-	size_t off, i, exts_at = 0, first_ext = 0, sni_ext = 0, sid;
-	unsigned int grease = 0;
-
-	*sni_off = 0;
-	p[0] = h->lie == LIE_APP_DATA ? 23 : 22;
-	p[1] = 3;
-	p[2] = 1;
-	p[5] = h->lie == LIE_SERVER_HELLO ? 2 : 1;
-	off = 9;
-	p[off++] = 3;
-	p[off++] = 3;
-	for (i = 0; i < 32; i++)
-		p[off++] = 0x40 + i;		/* random */
-	sid = h->lie == LIE_SESSION_ID_33 ? 33 : 32;
-	p[off++] = sid;
-	for (i = 0; i < sid; i++)
-		p[off++] = 0x80 + i;
-	put16(p + off, sizeof(suites) - (h->lie == LIE_CIPHERS_ODD));
-	off += 2;
-	for (i = 0; i < ARRAY_SIZE(suites); i++, off += 2)
-		put16(p + off, suites[i]);
-	if (h->lie == LIE_NO_COMPRESSION) {
-		p[off++] = 0;
-	} else {
-		p[off++] = 1;
-		p[off++] = 0;
-	}
-	if (h->lie != LIE_NO_EXTENSIONS) {
-		exts_at = off;
-		off += 2;
-		for (; *e; e++) {
-			if (!first_ext)
-				first_ext = off;
-			if (*e == 'S')
-				sni_ext = off;
-			off += put_extension(h, *e, p + off, &grease);
-		}
-		put16(p + exts_at, off - exts_at - 2 + (h->lie == LIE_EXTS_PAST_HELLO));
-	}
-	p[6] = 0;
-	put16(p + 7, off - 9 + (h->lie == LIE_HS_PAST_RECORD));
-	put16(p + 3, off - 5);
-	if (sni_ext) {
-		size_t n = strlen(h->sni);
-
-		*sni_off = sni_ext + 9;
-		if (h->lie == LIE_SNI_LIST_SHORT)
-			put16(p + sni_ext + 4, 3 + n - 1);
-		if (h->lie == LIE_SNI_TYPE)
-			p[sni_ext + 6] = 1;
-		if (h->lie == LIE_SNI_NAME_PAST_END)
-			put16(p + sni_ext + 7, off - *sni_off + 1);
-		if (h->lie == LIE_SNI_EXT_SHORT)
-			put16(p + sni_ext + 2, 4);
-	}
-	if (h->lie == LIE_EXT_PAST_END && first_ext)
-		put16(p + first_ext + 2, off - first_ext - 4 + 1);
-	return off;
-}
-
-/* A query for a dotted name ("" is the root), or for a question name given as wire bytes. */
-static size_t build_dns(const struct payload_spec *pl, __u8 *p)
-{
-	const char *s = pl->text;
-	size_t off = 12, n;
-
-	memset(p, 0, 12);
-	put16(p, 0x1234);
-	p[2] = FIELD(pl->dns_flags, 0x01);
-	put16(p + 4, FIELD(pl->qdcount, 1));
-	if (pl->kind == PL_DNS_WIRE) {
-		n = pl->len ? pl->len : strlen(s);
-		memcpy(p + off, s, n);
-		off += n;
-	} else {
-		off += dns_wire_name(p + off, s);
-	}
-	put16(p + off, 1);	/* A */
-	put16(p + off + 2, 1);	/* IN */
-	return off + 4;
-}
-
-/* A QUIC long header, padded to 1200 bytes as an Initial must be. */
-static size_t build_quic(const struct payload_spec *pl, __u8 *p)
-{
-	memset(p, 0, 1200);
-	p[0] = pl->quic_first;
-	put32(p + 1, pl->quic_version);
-	p[5] = 8;			/* DCID length */
-	memset(p + 6, 0x77, 8);
-	p[14] = 0;			/* SCID length */
-	p[15] = 0;			/* token length */
-	put16(p + 16, 0x4000 | 1182);	/* length, 2-byte varint */
-	return 1200;
-}
-
-static size_t build_payload(const struct payload_spec *pl, __u8 *p, size_t *sni_off)
-{
-	size_t n;
-
-	*sni_off = 0;
-	switch (pl->kind) {
-	case PL_DNS:
-	case PL_DNS_WIRE:
-		return build_dns(pl, p);
-	case PL_HELLO:
-		return build_hello(&pl->hello, p, sni_off);
-	case PL_QUIC:
-		return build_quic(pl, p);
-	case PL_BYTES:
-	default:
-		n = pl->len ? pl->len : strlen(pl->text);
-		memcpy(p, pl->text, n);
-		return n;
-	}
+	return pkt_payload(pl, p, MAX_PAYLOAD, sni_off);
 }
 
 /* ---- the model: what the program reads, and whether it hits ---- */
 
-/* Bloom blocks read for one address, as bpf/bloomblock.bpf.c probes it. */
+/* Bloom blocks read for one address (harness_model_addr()). */
 static unsigned int model_addr(const char *text, bool v6, bool *hit)
 {
-	const struct bb_header *hdr = live_header();
 	__u8 addr[16] = {};
-	__u32 prefix16;
-	unsigned int i, n;
 
-	*hit = false;
-	if (!hdr)
-		return 0;
 	inet_pton(v6 ? AF_INET6 : AF_INET, text, addr);
-	prefix16 = bb_short_prefix(addr);
-	if ((hdr->flags & (v6 ? BB_HDR_F_V6_SHORT : BB_HDR_F_V4_SHORT)) &&
-	    bb_short_test(&env.img.blocks[bb_short_index(!v6, prefix16)], prefix16)) {
-		*hit = true;
-		return 0;
-	}
-	n = v6 ? hdr->n_v6_plens : hdr->n_v4_plens;
-	for (i = 0; i < n && i < BB_MAX_PLENS; i++) {
-		int listed;
-
-		if (v6) {
-			struct bb_key_ip6 key;
-
-			bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-			listed = bb_image_match_key(env.img.blocks, &key, sizeof(key));
-		} else {
-			struct bb_key_ip4 key;
-
-			bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-			listed = bb_image_match_key(env.img.blocks, &key, sizeof(key));
-		}
-		if (listed) {
-			*hit = true;
-			return i + 1;
-		}
-	}
-	return n;
+	return harness_model_addr(addr, !v6, hit);
 }
 
 static bool probe(__u8 kind, const char *text, size_t len)
@@ -580,7 +171,7 @@ static bool probe(__u8 kind, const char *text, size_t len)
 		return false;
 	key[0] = kind;
 	memcpy(key + 1, text, len);
-	return bb_image_match_key(env.img.blocks, key, 1 + len);
+	return bb_image_match_key(harness.img.blocks, key, 1 + len);
 }
 
 /*
@@ -612,7 +203,7 @@ static unsigned int model_name(const char *name, bool *hit)
 	unsigned int n, i, lookups = 1;
 
 	*hit = false;
-	if (!(live_header()->flags & BB_HDR_F_NAMES))
+	if (!(harness_live_header()->flags & BB_HDR_F_NAMES))
 		return 0;
 	if (probe(BB_KEY_NAME, name, len)) {
 		*hit = true;
@@ -642,7 +233,7 @@ static unsigned int model_url(const char *host, const char *path, bool *hit)
 	char text[2 * BB_KEY_MAX];
 
 	*hit = false;
-	if (!(live_header()->flags & BB_HDR_F_URLS))
+	if (!(harness_live_header()->flags & BB_HDR_F_URLS))
 		return 0;
 	if (!full)
 		plen = BB_KEY_MAX - 1 - hlen;
@@ -683,7 +274,7 @@ static int check_item(const char *item, const char **why)
 
 	if (err)
 		return -1;
-	return bb_image_match_entry(env.img.blocks, &entry);
+	return bb_image_match_entry(harness.img.blocks, &entry);
 }
 
 /* ---- tables ---- */
@@ -709,7 +300,7 @@ struct step {
 
 struct name_case {
 	const char *name;
-	struct payload_spec pl;
+	struct pkt_payload pl;
 	__u8 proto;		/* 0: by payload (UDP for DNS and QUIC, TCP otherwise) */
 	__u16 dport;		/* 0: by payload (53; 443 for TLS and QUIC; 80) */
 	bool vlan, src_listed, dst_listed;
@@ -719,12 +310,11 @@ struct name_case {
 	struct step steps[MAX_STEPS];
 };
 
-#define DNS(n, ...)	.pl = { .kind = PL_DNS, .text = (n), __VA_ARGS__ }
-#define DNS_WIRE(b, ...) .pl = { .kind = PL_DNS_WIRE, .text = (b), .len = sizeof(b) - 1, \
-				 __VA_ARGS__ }
-#define HELLO(...)	.pl = { .kind = PL_HELLO, .hello = { __VA_ARGS__ } }
-#define BYTES(s, ...)	.pl = { .kind = PL_BYTES, .text = (s), __VA_ARGS__ }
-#define QUIC(f, v)	.pl = { .kind = PL_QUIC, .quic_first = (f), .quic_version = (v) }
+#define DNS(n, ...)	.pl = { .kind = PKT_DNS, .dns = { .name = (n), __VA_ARGS__ } }
+#define DNS_WIRE(b)	.pl = { .kind = PKT_DNS, .dns = { .wire = (b), .wire_len = sizeof(b) - 1 } }
+#define HELLO(...)	.pl = { .kind = PKT_HELLO, .hello = { __VA_ARGS__ } }
+#define BYTES(s)	.pl = { .kind = PKT_BYTES, .bytes = (s) }
+#define QUIC(f, v)	.pl = { .kind = PKT_QUIC, .quic = { .first = (f), .version = (v) } }
 
 #define ONE(...)	.steps = { { .set = true, __VA_ARGS__ } }
 #define SEGS(...)	.steps = { __VA_ARGS__ }
@@ -805,11 +395,11 @@ static const struct name_case dns_cases[] = {
 	  ONE(DNS_BAD) },
 	{ "header only, no question",	DNS("evil.example"),	ONE(DNS_BAD, .to = 12) },
 	{ "shorter than a header",	DNS("evil.example"),	ONE(DNS_BAD, .to = 11) },
-	{ "question count 0",		DNS("evil.example", .qdcount = SET(0)), ONE(DNS_BAD) },
-	{ "response (QR=1): not a query", DNS("evil.example", .dns_flags = SET(0x81)), ONE(QUIET) },
-	{ "opcode UPDATE: not a standard query", DNS("evil.example", .dns_flags = SET(0x28)),
+	{ "question count 0",		DNS("evil.example", .qdcount = PKT_SET(0)), ONE(DNS_BAD) },
+	{ "response (QR=1): not a query", DNS("evil.example", .flags = PKT_SET(0x81)), ONE(QUIET) },
+	{ "opcode UPDATE: not a standard query", DNS("evil.example", .flags = PKT_SET(0x28)),
 	  ONE(QUIET) },
-	{ "no recursion desired is still a query", DNS("evil.example", .dns_flags = SET(0)),
+	{ "no recursion desired is still a query", DNS("evil.example", .flags = PKT_SET(0)),
 	  ONE(DNS_HIT("evil.example")) },
 	{ "*.wild.example: a.wild.example hits", DNS("a.wild.example"),
 	  ONE(DNS_HIT("a.wild.example"), LK(2)) },
@@ -848,13 +438,13 @@ static const struct name_case dns_cases[] = {
 };
 
 static const struct name_case tls_cases[] = {
-	{ "SNI first",			HELLO(.sni = "evil.example", .exts = SNI_FIRST),
+	{ "SNI first",			HELLO(.sni = "evil.example", .exts = PKT_EXTS_SNI_FIRST),
 	  ONE(TLS_HIT("evil.example"), LK(1)) },
 	{ "SNI after one GREASE extension", HELLO(.sni = "evil.example"),
 	  ONE(TLS_HIT("evil.example")) },
 	{ "SNI after three GREASE extensions", HELLO(.sni = "evil.example", .exts = "GgGSBVK"),
 	  ONE(TLS_HIT("evil.example")) },
-	{ "SNI last",			HELLO(.sni = "evil.example", .exts = SNI_LAST),
+	{ "SNI last",			HELLO(.sni = "evil.example", .exts = PKT_EXTS_SNI_LAST),
 	  ONE(TLS_HIT("evil.example")) },
 	{ "SNI subdomain",		HELLO(.sni = "www.evil.example"),
 	  ONE(TLS_HIT("www.evil.example"), LK(2)) },
@@ -871,30 +461,31 @@ static const struct name_case tls_cases[] = {
 	{ "SNI of 12 labels under a listed parent", HELLO(.sni = TWELVE_UNDER),
 	  ONE(TLS_HIT(TWELVE_UNDER), LK(2)) },
 	{ "SNI that is no hostname (a space)", HELLO(.sni = "evil example"), ONE(TLS_BAD) },
-	{ "no SNI",			HELLO(.sni = "evil.example", .exts = NO_SNI), ONE(TLS_NO_SNI) },
+	{ "no SNI",			HELLO(.sni = "evil.example", .exts = PKT_EXTS_NO_SNI),
+	  ONE(TLS_NO_SNI) },
 	{ "an empty extensions block",	HELLO(.sni = "evil.example", .exts = ""), ONE(TLS_NO_SNI) },
-	{ "no extensions block at all", HELLO(.sni = "evil.example", .lie = LIE_NO_EXTENSIONS),
+	{ "no extensions block at all", HELLO(.sni = "evil.example", .lie = PKT_LIE_NO_EXTENSIONS),
 	  ONE(TLS_NO_SNI) },
 	{ "an extension's length runs past the extensions",
-	  HELLO(.sni = "evil.example", .lie = LIE_EXT_PAST_END), ONE(TLS_BAD) },
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_EXT_PAST_END), ONE(TLS_BAD) },
 	{ "the extensions' length runs past the ClientHello",
-	  HELLO(.sni = "evil.example", .lie = LIE_EXTS_PAST_HELLO), ONE(TLS_BAD) },
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_EXTS_PAST_HELLO), ONE(TLS_BAD) },
 	{ "the handshake length runs past the record",
-	  HELLO(.sni = "evil.example", .lie = LIE_HS_PAST_RECORD), ONE(TLS_BAD) },
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_HS_PAST_RECORD), ONE(TLS_BAD) },
 	{ "SNI list length inconsistent with the name",
-	  HELLO(.sni = "evil.example", .lie = LIE_SNI_LIST_SHORT), ONE(TLS_BAD) },
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_SNI_LIST_SHORT), ONE(TLS_BAD) },
 	{ "SNI name length runs past the extensions",
-	  HELLO(.sni = "evil.example", .exts = SNI_LAST, .lie = LIE_SNI_NAME_PAST_END),
+	  HELLO(.sni = "evil.example", .exts = PKT_EXTS_SNI_LAST, .lie = PKT_LIE_SNI_NAME_PAST_END),
 	  ONE(TLS_BAD) },
-	{ "SNI name type 1",		HELLO(.sni = "evil.example", .lie = LIE_SNI_TYPE),
+	{ "SNI name type 1",		HELLO(.sni = "evil.example", .lie = PKT_LIE_SNI_TYPE),
 	  ONE(TLS_BAD) },
 	{ "server_name extension of 4 bytes",
-	  HELLO(.sni = "evil.example", .lie = LIE_SNI_EXT_SHORT), ONE(TLS_BAD) },
-	{ "session id of 33 bytes",	HELLO(.sni = "evil.example", .lie = LIE_SESSION_ID_33),
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_SNI_EXT_SHORT), ONE(TLS_BAD) },
+	{ "session id of 33 bytes",	HELLO(.sni = "evil.example", .lie = PKT_LIE_SESSION_ID_33),
 	  ONE(TLS_BAD) },
-	{ "cipher suites of odd length", HELLO(.sni = "evil.example", .lie = LIE_CIPHERS_ODD),
+	{ "cipher suites of odd length", HELLO(.sni = "evil.example", .lie = PKT_LIE_CIPHERS_ODD),
 	  ONE(TLS_BAD) },
-	{ "no compression methods",	HELLO(.sni = "evil.example", .lie = LIE_NO_COMPRESSION),
+	{ "no compression methods",	HELLO(.sni = "evil.example", .lie = PKT_LIE_NO_COMPRESSION),
 	  ONE(TLS_BAD) },
 	{ "truncated record, cut before the SNI: the walk waits", HELLO(.sni = "evil.example"),
 	  ONE(TLS_WAIT, .to = SNI(-9)) },
@@ -920,8 +511,8 @@ static const struct name_case tls_cases[] = {
 	{ "33 extensions before the SNI: more than one segment's walk follows",
 	  HELLO(.sni = "evil.example", .exts = grease33_exts), ONE(TLS_BAD) },
 	{ "application data record: not a ClientHello",
-	  HELLO(.sni = "evil.example", .lie = LIE_APP_DATA), ONE(QUIET) },
-	{ "ServerHello: not a ClientHello", HELLO(.sni = "evil.example", .lie = LIE_SERVER_HELLO),
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_RECORD_TYPE), ONE(QUIET) },
+	{ "ServerHello: not a ClientHello", HELLO(.sni = "evil.example", .lie = PKT_LIE_HS_TYPE),
 	  ONE(QUIET) },
 	{ "SNI in 802.1Q",		HELLO(.sni = "evil.example"), .vlan = true,
 	  ONE(TLS_HIT("evil.example")) },
@@ -965,7 +556,7 @@ static const struct name_case split_cases[] = {
 	  HELLO(.sni = "evil.example"),
 	  SEGS(SEG(0, 40, TLS_WAIT), SEG(40, SNI(20), SPLIT_HIT("evil.example")),
 	       SEG(SNI(20), END, FLOW_HIT)) },
-	{ "3 segments, SNI last", HELLO(.sni = "www.evil.example", .exts = SNI_LAST),
+	{ "3 segments, SNI last", HELLO(.sni = "www.evil.example", .exts = PKT_EXTS_SNI_LAST),
 	  SEGS(SEG(0, 100, TLS_WAIT), SEG(100, SNI(-2), TLS_MORE),
 	       SEG(SNI(-2), END, SPLIT_HIT("www.evil.example"), LK(2))) },
 	{ "2 segments, not listed: passes and the flow is forgotten",
@@ -978,10 +569,10 @@ static const struct name_case split_cases[] = {
 	{ "the first segment again before the second: ignored", HELLO(.sni = "evil.example"),
 	  SEGS(SEG(0, SNI(3), TLS_WAIT), SEG(0, SNI(3), QUIET),
 	       SEG(SNI(3), END, SPLIT_HIT("evil.example"))) },
-	{ "2 segments without SNI", HELLO(.sni = "evil.example", .exts = NO_SNI),
+	{ "2 segments without SNI", HELLO(.sni = "evil.example", .exts = PKT_EXTS_NO_SNI),
 	  SEGS(SEG(0, 60, TLS_WAIT), SEG(60, END, .delta = { .tls_no_sni = 1 })) },
 	{ "2 segments, a lying SNI list length in the second",
-	  HELLO(.sni = "evil.example", .lie = LIE_SNI_LIST_SHORT),
+	  HELLO(.sni = "evil.example", .lie = PKT_LIE_SNI_LIST_SHORT),
 	  SEGS(SEG(0, 50, TLS_WAIT), SEG(50, END, SPLIT_BAD)) },
 	{ "2 segments, ECH in the first, SNI in the second",
 	  HELLO(.sni = "evil.example", .exts = "GBVEKS"),
@@ -1197,21 +788,17 @@ static const struct name_case no_names_cases[] = {
 	  .families = FAM_V4, ONE(SRC_HIT) },
 };
 
-struct name_table {
-	const char *name;
-	const char *const *lines;
-	__u32 flags;			/* BB_HDR_F_DROP: drop mode; without: flag mode */
-	const struct bb_config *config;	/* NULL: the default ports, TEST_MARK */
-	const struct name_case *cases;
-	size_t n_cases;
-};
-
-#define TABLE(n, l, f, c, ...) \
-	{ .name = n, .lines = l, .flags = f, .cases = c, .n_cases = ARRAY_SIZE(c), __VA_ARGS__ }
+/* A table's filter: name lines, a mode, the ports (default: env.ports). */
+#define TABLE(n, l, f, c) \
+	{ .name = n, .filter = { .lines = l, .flags = f, .config = &env.ports, .fpr = TABLE_FPR }, \
+	  HARNESS_CASES(c) }
+#define TABLE_PORTS(n, l, f, c, ports) \
+	{ .name = n, .filter = { .lines = l, .flags = f, .config = ports, .fpr = TABLE_FPR }, \
+	  HARNESS_CASES(c) }
 #define DROP		BB_HDR_F_DROP
 #define FLAG		0
 
-static const struct name_table tables[] = {
+static const struct harness_table tables[] = {
 	TABLE("DNS, drop mode", name_list, DROP, dns_cases),
 	TABLE("TLS, drop mode", name_list, DROP, tls_cases),
 	TABLE("TLS split, drop mode", name_list, DROP, split_cases),
@@ -1229,51 +816,20 @@ static const struct name_table tables[] = {
 	TABLE("addresses by direction, flag mode", addr_list, FLAG, direction_cases),
 	TABLE("addresses both ways (BB_HDR_F_ADDR_BOTH)", addr_list, DROP | BB_HDR_F_ADDR_BOTH,
 	      both_cases),
-	TABLE("custom ports", name_list, DROP, port_cases, .config = &custom_ports),
-	TABLE("custom ports, flag mode", name_list, FLAG, port_cases, .config = &custom_ports),
+	TABLE_PORTS("custom ports", name_list, DROP, port_cases, &custom_ports),
+	TABLE_PORTS("custom ports, flag mode", name_list, FLAG, port_cases, &custom_ports),
 	TABLE("addresses only", addresses_only, DROP, no_names_cases),
 };
 
 /* ---- filters ---- */
 
-/* Push a built filter and map the live one; the model reads the kernel's copy. */
-static int push_filter(struct bb_filter *filter, char *msg, size_t size)
+static int setup_filter(const char *const *lines, __u32 flags, double fpr, struct bb_list *list,
+			char *msg, size_t size)
 {
-	int err;
+	struct harness_filter f = { .lines = lines, .flags = flags, .config = &env.ports,
+				    .fpr = fpr };
 
-	env.live = false;
-	err = harness_push_filter(&env.inst, &env.img, filter, msg, size);
-	env.live = !err;
-	return err;
-}
-
-static int setup_filter(const char *const *lines, __u32 flags, const struct bb_config *config,
-			double fpr, struct bb_list *list, char *msg, size_t size)
-{
-	struct bb_filter_opts opts = { .fpr = fpr, .seed = TEST_SEED, .flags = flags };
-	struct bb_filter filter;
-	int err;
-
-	/* every port set: bb_filter_build() fills in defaults only when none is */
-	if (config) {
-		opts.config = *config;
-	} else {
-		bb_config_defaults(&opts.config);
-		opts.config.mark = TEST_MARK;
-	}
-	if (lines) {
-		err = harness_parse_lines(list, lines, msg, size);
-		if (err)
-			return err;
-	}
-	err = bb_filter_build(&filter, list, &opts);
-	if (err) {
-		snprintf(msg, size, "bb_filter_build: %s", strerror(-err));
-		return err;
-	}
-	err = push_filter(&filter, msg, size);
-	bb_filter_free(&filter);
-	return err;
+	return harness_setup_filter(&f, list, msg, size);
 }
 
 /* ---- running cases ---- */
@@ -1300,22 +856,20 @@ struct run_ctx {
 	__u32 isn;		/* the TCP sequence number of payload byte 0 */
 };
 
-static void frame_for(const struct run_ctx *r, struct frame_spec *f)
+static void frame_for(const struct run_ctx *r, struct pkt_frame *f)
 {
 	const struct name_case *c = r->c;
-	enum payload_kind k = c->pl.kind;
+	enum pkt_payload_kind k = c->pl.kind;
 
 	memset(f, 0, sizeof(*f));
-	f->v6 = r->v6;
+	f->net = r->v6 ? PKT_IPV6 : PKT_IPV4;
 	f->proto = c->proto ? c->proto :
-		   (k == PL_DNS || k == PL_DNS_WIRE || k == PL_QUIC) ? IPPROTO_UDP : IPPROTO_TCP;
-	f->dport = c->dport ? c->dport : (k == PL_DNS || k == PL_DNS_WIRE) ? 53 :
-		   (k == PL_HELLO || k == PL_QUIC) ? 443 : 80;
+		   (k == PKT_DNS || k == PKT_QUIC) ? IPPROTO_UDP : IPPROTO_TCP;
+	f->dport = c->dport ? c->dport : k == PKT_DNS ? 53 :
+		   (k == PKT_HELLO || k == PKT_QUIC) ? 443 : 80;
 	f->sport = r->sport;
 	f->saddr = c->src_listed ? (r->v6 ? LISTED6 : LISTED4) : (r->v6 ? PEER6 : PEER4);
 	f->daddr = c->dst_listed ? (r->v6 ? LISTED6 : LISTED4) : (r->v6 ? HOST6 : HOST4);
-	f->vlan = c->vlan;
-	f->ip_opts = c->ip_opts;
 }
 
 /*
@@ -1323,10 +877,10 @@ static void frame_for(const struct run_ctx *r, struct frame_spec *f)
  * model (or LK(n), which the model must agree with); the model's hit must be the
  * step's hit unless the hit comes from state.
  */
-static void expect_step(const struct run_ctx *r, const struct frame_spec *f, const struct step *s,
+static void expect_step(const struct run_ctx *r, const struct pkt_frame *f, const struct step *s,
 			struct bb_stats *e, char *msg, size_t size)
 {
-	const struct bb_header *hdr = live_header();
+	const struct bb_header *hdr = harness_live_header();
 	bool ingress = r->hook != HOOK_TC_EGRESS, both = hdr->flags & BB_HDR_F_ADDR_BOTH;
 	bool addr_hit = false, name_hit = false, url_hit = false, drop = hdr->flags & BB_HDR_F_DROP;
 	unsigned int lookups = 0;
@@ -1368,27 +922,25 @@ static void expect_step(const struct run_ctx *r, const struct frame_spec *f, con
 static bool run_step(const struct run_ctx *r, const struct step *s, const __u8 *payload,
 		     size_t len, __u32 seq, char *msg, size_t size)
 {
-	const struct bb_config *cfg = live_config();
-	struct bb_stats before, after, delta, expect;
+	const struct bb_config *cfg = harness_live_config();
+	struct bb_stats delta, expect;
 	static __u8 frame[MAX_FRAME];
-	struct frame_spec f;
+	struct pkt_frame f;
 	__u32 retval, mark, want, want_mark = 0;
-	size_t flen, i;
+	size_t flen;
 	int err;
 
 	frame_for(r, &f);
 	f.seq = seq;
-	flen = build_frame(&f, payload, len, frame);
+	flen = build_frame(&f, r->c->vlan, r->c->ip_opts, payload, len, frame);
 	expect_step(r, &f, s, &expect, msg, size);
 
-	err = read_stats(&before);
-	err = err ?: run_prog(r->hook, frame, flen, &retval, &mark);
-	err = err ?: read_stats(&after);
+	err = harness_run_counted(env.prog_fd[r->hook], r->hook != HOOK_XDP, frame, flen, &retval,
+				  &mark, &delta);
 	if (err) {
 		appendf(msg, size, "test run failed: %s; ", strerror(-err));
 		return false;
 	}
-	stats_delta(&delta, &after, &before);
 	if (r->hook == HOOK_XDP) {
 		want = expect.dropped ? XDP_DROP : XDP_PASS;
 	} else {
@@ -1400,13 +952,7 @@ static bool run_step(const struct run_ctx *r, const struct step *s, const __u8 *
 		appendf(msg, size, "verdict %u, expected %u; ", retval, want);
 	if (r->hook != HOOK_XDP && mark != want_mark)
 		appendf(msg, size, "mark %#x, expected %#x; ", mark, want_mark);
-	for (i = 0; i < N_STATS; i++) {
-		__u64 d = ((__u64 *)&delta)[i], e = ((__u64 *)&expect)[i];
-
-		if (d != e)
-			appendf(msg, size, "%s +%llu, expected +%llu; ", stat_names[i],
-				(unsigned long long)d, (unsigned long long)e);
-	}
+	harness_stats_compare(&delta, &expect, msg, size);
 	return !msg[0];
 }
 
@@ -1436,8 +982,9 @@ static void check_agreement(const struct name_case *c, char *msg, size_t size)
 	}
 }
 
-static void run_case(const struct name_table *t, const struct name_case *c)
+static void run_case(const struct harness_table *t, const void *case_data)
 {
+	const struct name_case *c = case_data;
 	unsigned int hooks = c->hooks ? c->hooks : ON_ALL, fams = c->families ?: FAM_ALL;
 	static __u8 payload[MAX_PAYLOAD];
 	char name[300], msg[1200] = "", one[600];
@@ -1455,8 +1002,10 @@ static void run_case(const struct name_table *t, const struct name_case *c)
 		if (!(hooks & (1U << h)))
 			continue;
 		for (fam = 0; ok && fam < 2; fam++) {
-			struct run_ctx r = { .c = c, .hook = h, .v6 = fam, .sport = 40000 + h * 2 + fam,
-					     .isn = 0x10000000U + (__u32)rng_next() % 0x70000000U };
+			struct run_ctx r = {
+				.c = c, .hook = h, .v6 = fam, .sport = 40000 + h * 2 + fam,
+				.isn = 0x10000000U + (__u32)harness_rng() % 0x70000000U,
+			};
 
 			if (!(fams & (1U << fam)))
 				continue;
@@ -1500,31 +1049,25 @@ static void run_case(const struct name_table *t, const struct name_case *c)
 	tap_result(ok, name, "%s", msg);
 }
 
-static void run_table(const struct name_table *t)
+/* Before a table's cases: every listed entry is listed for `bloomblock check` too. */
+static void check_entries(const struct harness_table *t, const struct bb_list *list)
 {
-	struct bb_list list;
 	char name[200], msg[300] = "";
 	size_t i;
 
-	bb_list_init(&list);
-	if (setup_filter(t->lines, t->flags, t->config, TABLE_FPR, &list, msg, sizeof(msg))) {
-		snprintf(name, sizeof(name), "%s: filter set up", t->name);
-		tap_result(false, name, "%s", msg);
-		goto cleanup;
-	}
-	/* every listed entry is listed for `bloomblock check` too */
-	for (i = 0; i < list.n; i++)
-		if (bb_image_match_entry(env.img.blocks, &list.entries[i]) != 1)
+	for (i = 0; i < list->n; i++)
+		if (bb_image_match_entry(harness.img.blocks, &list->entries[i]) != 1)
 			appendf(msg, sizeof(msg), "entry %zu (%s) not listed; ", i,
-				list.entries[i].text ? list.entries[i].text : "address");
+				list->entries[i].text ? list->entries[i].text : "address");
 	snprintf(name, sizeof(name), "%s: bb_image_match_entry() finds every listed entry",
 		 t->name);
 	tap_result(!msg[0], name, "%s", msg);
-	for (i = 0; i < t->n_cases; i++)
-		run_case(t, &t->cases[i]);
-cleanup:
-	bb_list_free(&list);
 }
+
+static const struct harness_runner runner = {
+	.before = check_entries,
+	.run_case = run_case,
+};
 
 /* ---- sweeps: every cut and split of one payload ---- */
 
@@ -1572,7 +1115,7 @@ static void sweep_report(const char *what, enum hook h, bool v6, unsigned long r
 /* A ClientHello in two segments, split at every byte; and cut at every length. */
 static void sweep_tls(void)
 {
-	struct name_case c = { .pl = { .kind = PL_HELLO, .hello = { .sni = "evil.example" } } };
+	struct name_case c = { .pl = { .kind = PKT_HELLO, .hello = { .sni = "evil.example" } } };
 	__u8 payload[MAX_PAYLOAD];
 	size_t total, sni_off, sni_end, k;
 	char msg[800], first[800];
@@ -1670,8 +1213,8 @@ static void sweep_tls(void)
 static void sweep_cuts(void)
 {
 	static const char req[] = "GET /a HTTP/1.1\r\nHost: www.evil.example\r\nAccept: */*\r\n\r\n";
-	struct name_case dns = { .pl = { .kind = PL_DNS, .text = "www.evil.example" } };
-	struct name_case http = { .pl = { .kind = PL_BYTES, .text = req } };
+	struct name_case dns = { .pl = { .kind = PKT_DNS, .dns = { .name = "www.evil.example" } } };
+	struct name_case http = { .pl = { .kind = PKT_BYTES, .bytes = req } };
 	size_t k, qname_end = 12 + 18, host_end = strstr(req, "\r\nAccept") - req;
 	size_t target_end = strchr(req + 4, ' ') - req;
 	__u8 payload[MAX_PAYLOAD];
@@ -1741,30 +1284,31 @@ static void random_label(char *out, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		out[i] = 'a' + rng_next() % 26;
+		out[i] = 'a' + harness_rng() % 26;
 	out[n] = 0;
 }
 
 /* 2-5 labels of 1-12 random lowercase letters. */
 static void random_name(char *out, size_t size)
 {
-	unsigned int labels = 2 + rng_next() % 4, i;
+	unsigned int labels = 2 + harness_rng() % 4, i;
 	char label[16];
 
 	out[0] = 0;
 	for (i = 0; i < labels; i++) {
-		random_label(label, 1 + rng_next() % 12);
+		random_label(label, 1 + harness_rng() % 12);
 		appendf(out, size, "%s%s", i ? "." : "", label);
 	}
 }
 
 /* A packet through one program: is it dropped? */
-static int prop_run(enum hook h, bool v6, const struct payload_spec *pl, __u16 dport,
+static int prop_run(enum hook h, bool v6, const struct pkt_payload *pl, __u16 dport,
 		    bool *dropped)
 {
 	static __u8 payload[MAX_PAYLOAD], frame[MAX_FRAME];
-	struct frame_spec f = {
-		.v6 = v6, .proto = pl->kind == PL_DNS ? IPPROTO_UDP : IPPROTO_TCP,
+	struct pkt_frame f = {
+		.net = v6 ? PKT_IPV6 : PKT_IPV4,
+		.proto = pl->kind == PKT_DNS ? IPPROTO_UDP : IPPROTO_TCP,
 		.saddr = v6 ? PEER6 : PEER4, .daddr = v6 ? HOST6 : HOST4,
 		.sport = 42000, .dport = dport, .seq = 1,
 	};
@@ -1772,49 +1316,26 @@ static int prop_run(enum hook h, bool v6, const struct payload_spec *pl, __u16 d
 	__u32 retval, mark;
 	int err;
 
-	len = build_frame(&f, payload, len, frame);
+	len = build_frame(&f, false, 0, payload, len, frame);
 	err = run_prog(h, frame, len, &retval, &mark);
 	*dropped = h == HOOK_XDP ? retval == XDP_DROP : retval == TC_ACT_SHOT;
 	return err;
 }
 
-struct prop_count {
-	const char *what;
-	unsigned long runs, misses, errors;
-	char first[300];
-};
-
-static void prop_expect(struct prop_count *pc, int err, bool dropped, const char *name)
+/* One packet that carries a listed name: it must be dropped. */
+static void prop_expect(struct harness_prop *p, int err, bool dropped, const char *name)
 {
-	pc->runs++;
-	if (!err && dropped)
-		return;
-	if (err)
-		pc->errors++;
-	else
-		pc->misses++;
-	if (pc->misses + pc->errors == 1)
-		snprintf(pc->first, sizeof(pc->first), "%s%s%s", name, err ? ": " : "",
-			 err ? strerror(-err) : "");
-}
-
-static void prop_report(const struct prop_count *pc)
-{
-	char name[200];
-
-	snprintf(name, sizeof(name), "property: %s: %lu runs, all dropped", pc->what, pc->runs);
-	tap_result(!pc->misses && !pc->errors && pc->runs, name,
-		   "%lu passed, %lu test runs failed; first: %s (BB_TEST_SEED=%llu)", pc->misses,
-		   pc->errors, pc->first[0] ? pc->first : "-", (unsigned long long)env.rng_seed);
+	if (harness_prop_count(p, err, dropped))
+		harness_prop_note(p, err, "%s", name);
 }
 
 static void property_test(void)
 {
-	struct prop_count dns_listed = { "DNS queries for listed names (XDP)" };
-	struct prop_count dns_sub = { "DNS queries for random subdomains of them (XDP)" };
-	struct prop_count sni = { "a sample as TLS SNI (XDP, tc ingress)" };
-	struct prop_count host = { "a sample as HTTP Host (XDP, tc egress)" };
-	char line[300], sub[300], req[400], msg[300] = "", first_disagree[400] = "";
+	struct harness_prop dns_listed = { "DNS queries for listed names (XDP)" };
+	struct harness_prop dns_sub = { "DNS queries for random subdomains of them (XDP)" };
+	struct harness_prop sni = { "a sample as TLS SNI (XDP, tc ingress)" };
+	struct harness_prop host = { "a sample as HTTP Host (XDP, tc egress)" };
+	char line[300], sub[300], req[400], path[24], msg[300] = "", first_disagree[400] = "";
 	unsigned long disagree = 0, fp_hits = 0;
 	struct bb_stats before, after, delta;
 	char (*names)[256] = NULL;
@@ -1824,6 +1345,8 @@ static void property_test(void)
 	bool dropped;
 	int err;
 
+	if (!harness_subtest("property"))
+		return;
 	bb_list_init(&list);
 	names = calloc(PROP_NAMES, sizeof(*names));
 	if (!names) {
@@ -1843,50 +1366,50 @@ static void property_test(void)
 			"property: 20,000 random names parse as list lines",
 			"%zu of %d; %zu entries; first refused: %s", n, PROP_NAMES, list.n, msg))
 		goto cleanup;
-	err = setup_filter(NULL, BB_HDR_F_DROP, NULL, 0, &list, msg, sizeof(msg));
+	err = setup_filter(NULL, BB_HDR_F_DROP, 0, &list, msg, sizeof(msg));
 	if (!tap_result(!err, "property: filter of the random names built and pushed", "%s", msg))
 		goto cleanup;
 
-	if (read_stats(&before))
+	if (harness_read_stats(&before))
 		goto cleanup;
 	for (i = 0; i < n; i++) {
-		struct payload_spec pl = { .kind = PL_DNS, .text = names[i] };
+		struct pkt_payload pl = { .kind = PKT_DNS, .dns = { .name = names[i] } };
 		char label[16];
 
 		err = prop_run(HOOK_XDP, i & 1, &pl, 53, &dropped);
 		prop_expect(&dns_listed, err, dropped, names[i]);
 
 		/* one or two more labels in front */
-		random_label(label, 1 + rng_next() % 10);
+		random_label(label, 1 + harness_rng() % 10);
 		snprintf(sub, sizeof(sub), "%s", label);
-		if (rng_next() & 1) {
-			random_label(label, 1 + rng_next() % 10);
+		if (harness_rng() & 1) {
+			random_label(label, 1 + harness_rng() % 10);
 			appendf(sub, sizeof(sub), ".%s", label);
 		}
 		appendf(sub, sizeof(sub), ".%s", names[i]);
-		pl.text = sub;
+		pl.dns.name = sub;
 		err = prop_run(HOOK_XDP, !(i & 1), &pl, 53, &dropped);
 		prop_expect(&dns_sub, err, dropped, sub);
 
 		if (i % PROP_SAMPLE_EVERY)
 			continue;
-		pl = (struct payload_spec){ .kind = PL_HELLO,
-					    .hello = { .sni = i % 20 ? names[i] : sub } };
+		pl = (struct pkt_payload){ .kind = PKT_HELLO,
+					   .hello = { .sni = i % 20 ? names[i] : sub } };
 		err = prop_run(i % 3 ? HOOK_XDP : HOOK_TC_INGRESS, i & 2, &pl, 443, &dropped);
 		prop_expect(&sni, err, dropped, pl.hello.sni);
-		snprintf(req, sizeof(req), "GET /%zu HTTP/1.1\r\nHost: %s\r\n\r\n", i,
-			 i % 20 ? names[i] : sub);
-		pl = (struct payload_spec){ .kind = PL_BYTES, .text = req };
+		snprintf(path, sizeof(path), "/%zu", i);
+		pkt_http_get((__u8 *)req, sizeof(req), path, i % 20 ? names[i] : sub, NULL);
+		pl = (struct pkt_payload){ .kind = PKT_BYTES, .bytes = req };
 		err = prop_run(i % 3 ? HOOK_XDP : HOOK_TC_EGRESS, i & 4, &pl, 80, &dropped);
 		prop_expect(&host, err, dropped, req);
 	}
-	if (read_stats(&after))
+	if (harness_read_stats(&after))
 		goto cleanup;
-	stats_delta(&delta, &after, &before);
-	prop_report(&dns_listed);
-	prop_report(&dns_sub);
-	prop_report(&sni);
-	prop_report(&host);
+	bb_stats_delta(&delta, &after, &before);
+	harness_prop_report(&dns_listed, "all dropped");
+	harness_prop_report(&dns_sub, "all dropped");
+	harness_prop_report(&sni, "all dropped");
+	harness_prop_report(&host, "all dropped");
 	tap_result(delta.dns_queries == 2 * n && delta.dns_hits == 2 * n &&
 		   delta.tls_hellos == sni.runs && delta.tls_hits == sni.runs &&
 		   delta.http_requests == host.runs && delta.http_hits == host.runs &&
@@ -1900,7 +1423,7 @@ static void property_test(void)
 
 	/* Names not listed: the kernel and `bloomblock check` must say the same, exactly. */
 	for (i = 0; i < PROP_NON_MEMBERS; i++) {
-		struct payload_spec pl = { .kind = PL_DNS, .text = line };
+		struct pkt_payload pl = { .kind = PKT_DNS, .dns = { .name = line } };
 		int listed;
 
 		random_name(line, sizeof(line));
@@ -1965,60 +1488,44 @@ static void make_names(void)
 	strcpy(grease33_exts + 33, "SVK");
 }
 
-int main(void)
+/* The sweeps: one filter, then every cut and split of a few payloads. */
+static void sweeps(void)
 {
-	const char *seed = getenv("BB_TEST_SEED");
-	size_t i;
+	struct bb_list list;
+	char msg[300] = "";
 
-	tap_plan_header();
-	if (!tap_need_root("bloomblock names BPF_PROG_TEST_RUN"))
-		return tap_finish();
-	env.rng_seed = seed ? strtoull(seed, NULL, 0) : TEST_SEED;
-	env.rng_state = env.rng_seed;
-	env.ncpus = libbpf_num_possible_cpus();
-	env.percpu = calloc(env.ncpus > 0 ? env.ncpus : 1, sizeof(*env.percpu));
+	if (!harness_subtest("sweep"))
+		return;
+	bb_list_init(&list);
+	if (!setup_filter(name_list, BB_HDR_F_DROP, TABLE_FPR, &list, msg, sizeof(msg))) {
+		sweep_tls();
+		sweep_cuts();
+	} else {
+		tap_result(false, "sweeps: filter set up", "%s", msg);
+	}
+	bb_list_free(&list);
+}
+
+int main(int argc, char **argv)
+{
+	if (!harness_begin(argc, argv, "bloomblock names BPF_PROG_TEST_RUN"))
+		return harness_end();
 	make_names();
 	tap_result(strlen(name253) == 253 && strlen(name254) == 254 &&
 		   strlen(label63_name) == 63 + 13, "test names have the lengths they claim",
 		   "%zu, %zu, %zu", strlen(name253), strlen(name254), strlen(label63_name));
+	bb_config_defaults(&env.ports);
+	env.ports.mark = TEST_MARK;	/* every port set: bb_filter_build() keeps them */
+	if (!harness_load())
+		return harness_end();
+	env.prog_fd[HOOK_XDP] = bpf_program__fd(harness.skel->progs.bloomblock_xdp);
+	env.prog_fd[HOOK_TC_INGRESS] = bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress);
+	env.prog_fd[HOOK_TC_EGRESS] = bpf_program__fd(harness.skel->progs.bloomblock_tc_egress);
+	env.flows_fd = bpf_map__fd(harness.skel->maps.flows);
 
-	env.skel = harness_skeleton();
-	if (!ASSERT_TRUE(env.skel && env.percpu,
-			 "bloomblock skeleton loads, tail-call tables filled"))
-		goto cleanup;
-	env.prog_fd[HOOK_XDP] = bpf_program__fd(env.skel->progs.bloomblock_xdp);
-	env.prog_fd[HOOK_TC_INGRESS] = bpf_program__fd(env.skel->progs.bloomblock_tc_ingress);
-	env.prog_fd[HOOK_TC_EGRESS] = bpf_program__fd(env.skel->progs.bloomblock_tc_egress);
-	env.stats_fd = bpf_map__fd(env.skel->maps.stats);
-	env.flows_fd = bpf_map__fd(env.skel->maps.flows);
-	env.inst.filters_fd = bpf_map__fd(env.skel->maps.filters);
-	env.inst.stats_fd = -1;
-	env.inst.prog_fd = -1;
-	env.inst.tc_ingress_fd = -1;
-	env.inst.tc_egress_fd = -1;
-
-	for (i = 0; i < ARRAY_SIZE(tables); i++)
-		run_table(&tables[i]);
-
-	{
-		struct bb_list list;
-		char msg[300] = "";
-
-		bb_list_init(&list);
-		if (!setup_filter(name_list, BB_HDR_F_DROP, NULL, TABLE_FPR, &list, msg,
-				  sizeof(msg))) {
-			sweep_tls();
-			sweep_cuts();
-		} else {
-			tap_result(false, "sweeps: filter set up", "%s", msg);
-		}
-		bb_list_free(&list);
-	}
+	harness_run_tables(tables, ARRAY_SIZE(tables), &runner);
+	sweeps();
 	property_test();
-	printf("# %lu test runs\n", env.runs);
-cleanup:
-	bb_image_close(&env.img);
-	bloomblock__destroy(env.skel);
-	free(env.percpu);
-	return tap_finish();
+	printf("# %lu test runs\n", harness.runs);
+	return harness_end();
 }

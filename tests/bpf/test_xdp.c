@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +11,14 @@
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <xxhash.h>
 
 #include "bb_hash.h"
 #include "bb_parse.h"
-#include "bloomblock.skel.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
-#include "bpf_harness.h"
-#include "rng.h"
-#include "tap.h"
-#include "packet_util.h"
+#include "lib/harness.h"
+#include "lib/pkt.h"
 
 /*
  * Each table is a filter (list lines and mode) and cases: a packet, the verdict,
@@ -33,89 +28,23 @@
  * private or benchmarking ranges where a CIDR must be wider than those.
  */
 
-#define TEST_SEED		0x626c6f6f6d626c6bULL	/* filters and random addresses */
 #define TABLE_FPR		1e-6	/* crafted misses must not be false positives */
 #define MAX_PACKET		256
 #define LOOKUPS_MODEL		(~0ULL)	/* expected lookups: as many as the model reads */
 #define INSIDE_SAMPLES		16	/* random addresses checked inside each listed prefix */
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define N_STATS			(sizeof(struct bb_stats) / sizeof(__u64))
 
-static const char *const stat_names[] = {
-#define STAT_NAME(name, help) #name,
-	BB_STATS_FIELDS(STAT_NAME)
-#undef STAT_NAME
-};
-
-/* ---- the test environment: one skeleton, its live filter, a reproducible RNG ---- */
-
+/* What this test adds to the harness: the XDP program, and totals over every table. */
 static struct {
-	struct bloomblock *skel;
-	struct bb_instance inst;	/* only filters_fd: what bb_filter_push needs */
-	int prog_fd, stats_fd, ncpus;
-	struct bb_stats *percpu;
-	struct bb_image img;		/* the live filter, mapped read-only */
-	bool live_valid;		/* img holds a filter the program accepts */
-	__u64 rng_state, rng_seed;
+	int prog_fd;
 	/* every packet of every table: lookups never above the family's probe lengths */
 	unsigned long packets_checked, lookups_over;
 	char lookups_first[160];
 	double prop_fpr;		/* the property test's target FPR, for its test names */
 } env;
 
-static __u64 rng_next(void)
-{
-	return splitmix64(&env.rng_state);
-}
-
-static const struct bb_header *live_header(void)
-{
-	return env.live_valid ? (const struct bb_header *)&env.img.blocks[BB_HEADER_INDEX] : NULL;
-}
-
-static int read_stats(struct bb_stats *sum)
-{
-	return bb_stats_read_fd(env.stats_fd, sum);
-}
-
-#define stats_delta bb_stats_delta
-
-/* One test run of the real program. */
-static int run_xdp(const __u8 *packet, size_t len, __u32 *verdict)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = packet,
-		.data_size_in = len,
-		.repeat = 1,
-	);
-	int err = bpf_prog_test_run_opts(env.prog_fd, &opts);
-
-	*verdict = opts.retval;
-	return err;
-}
-
 /* ---- packets ---- */
-
-enum pkt_kind {
-	PKT_IPV4,
-	PKT_IPV6,
-	PKT_ARP,
-	PKT_LLDP,
-};
-
-struct pkt_spec {
-	enum pkt_kind kind;
-	const char *saddr;	/* IPv4 or IPv6 text; ARP: the sender address */
-	const char *daddr;	/* NULL: a documentation address */
-	__u16 tags[3];		/* VLAN TPIDs, outermost first; 0 ends */
-	__u16 ethertype;	/* 0: the kind's own */
-	__u16 version;		/* IP version field, SET(v); 0: the kind's own */
-	__u16 ihl;		/* IPv4 header words, SET(v); 0: 5 */
-};
-
-#define SET(v)		((v) | 0x100)	/* an explicit header field value, 0 included */
-#define FIELD(f, dflt)	((f) ? (f) & 0xff : (dflt))
 
 static int parse_addr(const char *text, __u8 *addr, bool *v4)
 {
@@ -132,147 +61,39 @@ static int parse_addr(const char *text, __u8 *addr, bool *v4)
 }
 
 /*
- * Ethernet, VLAN tags, then an IPv4 header (with NOP options up to IHL), an IPv6
- * header or an ARP body, then 8 bytes of UDP and 16 of payload. Returns the length.
+ * The frame f describes, as UDP from port 40000 to 53 with 16 bytes of payload;
+ * an ARP request without payload; any other EtherType with 32 zero bytes.
  */
-static size_t build_packet(const struct pkt_spec *s, __u8 *p)
+static size_t build_packet(const struct pkt_frame *f, __u8 *p)
 {
-	static const __u8 dst_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-	static const __u8 src_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-	__u8 saddr[16], daddr[16];
-	size_t off = 12, hdr_len, i;
-	__u16 ethertype;
-	bool v4;
+	static const char udp_payload[] = "abcdefghijklmnop";
+	static const __u8 zeros[32];
+	struct pkt_frame udp = *f;
 
-	memset(p, 0, MAX_PACKET);
-	memcpy(p, dst_mac, 6);
-	memcpy(p + 6, src_mac, 6);
-	for (i = 0; i < ARRAY_SIZE(s->tags) && s->tags[i]; i++) {
-		put16(p + off, s->tags[i]);
-		put16(p + off + 2, 100 + i);	/* TCI: VLAN id */
-		off += 4;
-	}
-	ethertype = s->ethertype ? s->ethertype :
-		    s->kind == PKT_IPV4 ? ETH_P_IP :
-		    s->kind == PKT_IPV6 ? ETH_P_IPV6 :
-		    s->kind == PKT_ARP ? ETH_P_ARP : 0x88cc;
-	put16(p + off, ethertype);
-	off += 2;
-
-	if (s->saddr)
-		parse_addr(s->saddr, saddr, &v4);
-	else
-		memset(saddr, 0, sizeof(saddr));
-
-	switch (s->kind) {
-	case PKT_IPV4:
-		parse_addr(s->daddr ? s->daddr : "203.0.113.254", daddr, &v4);
-		hdr_len = FIELD(s->ihl, 5) * 4;
-		if (hdr_len < 20)
-			hdr_len = 20;	/* a bad IHL still comes with a whole base header */
-		p[off] = FIELD(s->version, 4) << 4 | FIELD(s->ihl, 5);
-		put16(p + off + 2, hdr_len + 8 + 16);
-		put16(p + off + 4, 0x1234);
-		p[off + 8] = 64;
-		p[off + 9] = 17;	/* UDP */
-		memcpy(p + off + 12, saddr, 4);
-		memcpy(p + off + 16, daddr, 4);
-		for (i = 20; i < hdr_len; i++)
-			p[off + i] = 1;	/* NOP options */
-		put16(p + off + 10, ip_checksum(p + off, hdr_len));
-		off += hdr_len;
-		break;
-	case PKT_IPV6:
-		parse_addr(s->daddr ? s->daddr : "2001:db8:ffff::fe", daddr, &v4);
-		p[off] = FIELD(s->version, 6) << 4;
-		put16(p + off + 4, 8 + 16);
-		p[off + 6] = 17;
-		p[off + 7] = 64;
-		memcpy(p + off + 8, saddr, 16);
-		memcpy(p + off + 24, daddr, 16);
-		off += 40;
-		break;
-	case PKT_ARP:
-		put16(p + off, 1);		/* Ethernet */
-		put16(p + off + 2, ETH_P_IP);
-		p[off + 4] = 6;
-		p[off + 5] = 4;
-		put16(p + off + 6, 1);		/* request */
-		memcpy(p + off + 8, src_mac, 6);
-		memcpy(p + off + 14, saddr, 4);
-		parse_addr("203.0.113.254", p + off + 24, &v4);
-		return off + 28;
-	case PKT_LLDP:
-		return off + 32;
-	}
-	put16(p + off, 40000);		/* UDP source port */
-	put16(p + off + 2, 53);
-	put16(p + off + 4, 8 + 16);
-	for (i = 0; i < 16; i++)
-		p[off + 8 + i] = 'a' + i;
-	return off + 8 + 16;
-}
-
-/* ---- the reference: how many blocks the probe loop reads for an address ---- */
-
-/*
- * The lookup of bpf/bloomblock.bpf.c written again over the mapped live filter:
- * the short table first (not a Bloom block read), then one block per probe length, longest
- * first, until one hits. Verdicts in the tables are stated by hand; this model only
- * says how many blocks a packet costs, and is checked against those verdicts.
- */
-static unsigned int model_lookups(const __u8 *addr, bool v4, bool *hit)
-{
-	const struct bb_header *hdr = live_header();
-	__u32 prefix16 = bb_short_prefix(addr);
-	unsigned int i, n;
-	__u64 h;
-
-	*hit = false;
-	if (!hdr)
-		return 0;
-	if ((hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)) &&
-	    bb_short_test(&env.img.blocks[bb_short_index(v4, prefix16)], prefix16)) {
-		*hit = true;
-		return 0;
-	}
-	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
-	for (i = 0; i < n && i < BB_MAX_PLENS; i++) {
-		if (v4) {
-			struct bb_key_ip4 key;
-
-			bb_key_ip4_make(&key, addr, hdr->v4_plens[i]);
-			h = bb_hash_ip4(&key, hdr->seed);
-		} else {
-			struct bb_key_ip6 key;
-
-			bb_key_ip6_make(&key, addr, hdr->v6_plens[i]);
-			h = bb_hash_ip6(&key, hdr->seed);
-		}
-		if (bb_block_test(&env.img.blocks[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)],
-				  h, hdr->k)) {
-			*hit = true;
-			return i + 1;
-		}
-	}
-	return n;
+	udp.sport = 40000;
+	udp.dport = 53;
+	if (f->net == PKT_ARP)
+		return pkt_frame(&udp, NULL, 0, p, MAX_PACKET);
+	if (f->net == PKT_OTHER)
+		return pkt_frame(&udp, zeros, sizeof(zeros), p, MAX_PACKET);
+	return pkt_frame(&udp, udp_payload, 16, p, MAX_PACKET);
 }
 
 /* ---- tables ---- */
 
 struct xdp_case {
 	const char *name;
-	struct pkt_spec pkt;
+	struct pkt_frame pkt;
 	__u32 verdict;			/* XDP_DROP or XDP_PASS */
 	struct bb_stats delta;		/* .lookups may be LOOKUPS_MODEL */
 	bool cut;			/* run the packet cut to every length in [from, to] */
 	unsigned int cut_from, cut_to;
 };
 
-#define V4(src, ...)	{ .kind = PKT_IPV4, .saddr = src, __VA_ARGS__ }
-#define V6(src, ...)	{ .kind = PKT_IPV6, .saddr = src, __VA_ARGS__ }
-#define ARP(src, ...)	{ .kind = PKT_ARP, .saddr = src, __VA_ARGS__ }
-#define LLDP(...)	{ .kind = PKT_LLDP, __VA_ARGS__ }
+#define V4(src, ...)	{ .net = PKT_IPV4, .saddr = src, __VA_ARGS__ }
+#define V6(src, ...)	{ .net = PKT_IPV6, .saddr = src, __VA_ARGS__ }
+#define ARP(src, ...)	{ .net = PKT_ARP, .saddr = src, __VA_ARGS__ }
+#define LLDP(...)	{ .net = PKT_OTHER, .ethertype = ETH_P_LLDP, __VA_ARGS__ }
 #define DOT1Q		.tags = { ETH_P_8021Q }
 #define QINQ		.tags = { ETH_P_8021AD, ETH_P_8021Q }
 #define CUT(from, to)	.cut = true, .cut_from = (from), .cut_to = (to)
@@ -295,29 +116,9 @@ struct xdp_case {
 #define MODEL		LOOKUPS_MODEL
 #define VLAN		.vlan = 1
 
-/* How a table's filter comes to be. */
-enum filter_setup {
-	SETUP_KEEP,		/* whatever is live: nothing, for the fresh skeleton */
-	SETUP_LIST,		/* build from lines, push */
-	SETUP_BAD_MAGIC,	/* build from lines, break the header, push */
-	SETUP_BAD_ABI,
-	SETUP_NO_BLOCKS,
-	SETUP_SLOT_EMPTY,	/* delete the outer slot */
-};
-
-struct xdp_table {
-	const char *name;
-	enum filter_setup setup;
-	const char *const *lines;	/* NULL-terminated */
-	__u32 flags;			/* BB_HDR_F_DROP: drop mode; 0: flag mode */
-	const struct xdp_case *cases;
-	size_t n_cases;
-	bool check_entries;		/* also every listed prefix: edges hit, neighbours miss */
-};
-
 #define TABLE(n, s, l, f, c, ...) \
-	{ .name = n, .setup = s, .lines = l, .flags = f, .cases = c, .n_cases = ARRAY_SIZE(c), \
-	  __VA_ARGS__ }
+	{ .name = n, .filter = { .setup = s, .lines = l, .flags = f, .fpr = TABLE_FPR }, \
+	  HARNESS_CASES(c), __VA_ARGS__ }
 
 /* Listed in the base list. */
 #define LISTED4		"192.0.2.1"
@@ -356,8 +157,9 @@ static const struct xdp_case address_cases[] = {
 	{ "IPv6 source in a listed /48", V6("2001:db8:1234:5::6"), XDP_DROP, DROP6(MODEL) },
 	{ "IPv4-mapped IPv6 of a listed IPv4 is not that IPv4", V6("::ffff:192.0.2.1"),
 	  XDP_PASS, MISS6(MODEL) },
-	{ "IPv4 with options (IHL 6), listed", V4(LISTED4, .ihl = SET(6)), XDP_DROP, DROP4(MODEL) },
-	{ "IPv4 with IHL 15 (60-byte header), listed", V4(LISTED4, .ihl = SET(15)),
+	{ "IPv4 with options (IHL 6), listed", V4(LISTED4, .ihl = PKT_SET(6)), XDP_DROP,
+	  DROP4(MODEL) },
+	{ "IPv4 with IHL 15 (60-byte header), listed", V4(LISTED4, .ihl = PKT_SET(15)),
 	  XDP_DROP, DROP4(MODEL) },
 	{ "802.1Q, IPv4 listed",	V4(LISTED4, DOT1Q),	XDP_DROP, DROP4(MODEL, VLAN) },
 	{ "802.1Q, IPv4 not listed",	V4("192.0.2.2", DOT1Q),	XDP_PASS, MISS4(MODEL, VLAN) },
@@ -373,15 +175,15 @@ static const struct xdp_case address_cases[] = {
 	{ "ARP from a listed IPv4",	ARP(LISTED4),		XDP_PASS, NON_IP() },
 	{ "ARP in 802.1Q",		ARP(LISTED4, DOT1Q),	XDP_PASS, NON_IP(VLAN) },
 	{ "LLDP",			LLDP(),			XDP_PASS, NON_IP() },
-	{ "IPv4 IHL 0",			V4(LISTED4, .ihl = SET(0)), XDP_PASS, MALFORMED() },
-	{ "IPv4 IHL 1",			V4(LISTED4, .ihl = SET(1)),	XDP_PASS, MALFORMED() },
-	{ "IPv4 IHL 4",			V4(LISTED4, .ihl = SET(4)),	XDP_PASS, MALFORMED() },
-	{ "IPv4 IHL 4 in 802.1Q",	V4(LISTED4, .ihl = SET(4), DOT1Q), XDP_PASS,
+	{ "IPv4 IHL 0",			V4(LISTED4, .ihl = PKT_SET(0)), XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 1",			V4(LISTED4, .ihl = PKT_SET(1)),	XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 4",			V4(LISTED4, .ihl = PKT_SET(4)),	XDP_PASS, MALFORMED() },
+	{ "IPv4 IHL 4 in 802.1Q",	V4(LISTED4, .ihl = PKT_SET(4), DOT1Q), XDP_PASS,
 	  MALFORMED(VLAN) },
-	{ "IPv4 EtherType, version 6",	V4(LISTED4, .version = SET(6)), XDP_PASS, MALFORMED() },
-	{ "IPv4 EtherType, version 0",	V4(LISTED4, .version = SET(0)), XDP_PASS,
+	{ "IPv4 EtherType, version 6",	V4(LISTED4, .version = PKT_SET(6)), XDP_PASS, MALFORMED() },
+	{ "IPv4 EtherType, version 0",	V4(LISTED4, .version = PKT_SET(0)), XDP_PASS,
 	  MALFORMED() },
-	{ "IPv6 EtherType, version 4",	V6(LISTED6, .version = SET(4)), XDP_PASS, MALFORMED() },
+	{ "IPv6 EtherType, version 4",	V6(LISTED6, .version = PKT_SET(4)), XDP_PASS, MALFORMED() },
 	{ "IPv6 header under IPv4 EtherType", V6(LISTED6, .ethertype = ETH_P_IP), XDP_PASS,
 	  MALFORMED() },
 };
@@ -402,19 +204,19 @@ static const struct xdp_case truncated_cases[] = {
 	{ "IPv4 header cut (0..19 of 20 bytes)", V4(LISTED4), XDP_PASS, TRUNC(), CUT(14, 33) },
 	{ "IPv4 header in 802.1Q cut (0..19 of 20 bytes)", V4(LISTED4, DOT1Q), XDP_PASS,
 	  TRUNC(VLAN), CUT(18, 37) },
-	{ "IPv4 options cut (IHL 6: 20..23 of 24 bytes)", V4(LISTED4, .ihl = SET(6)), XDP_PASS,
+	{ "IPv4 options cut (IHL 6: 20..23 of 24 bytes)", V4(LISTED4, .ihl = PKT_SET(6)), XDP_PASS,
 	  TRUNC(), CUT(34, 37) },
-	{ "IPv4 IHL 15 in a short packet (20..59 of 60 bytes)", V4(LISTED4, .ihl = SET(15)),
+	{ "IPv4 IHL 15 in a short packet (20..59 of 60 bytes)", V4(LISTED4, .ihl = PKT_SET(15)),
 	  XDP_PASS, TRUNC(), CUT(34, 73) },
 	{ "IPv6 header cut (0..39 of 40 bytes)", V6(LISTED6), XDP_PASS, TRUNC(), CUT(14, 53) },
 	{ "IPv6 header in QinQ cut (0..39 of 40 bytes)", V6(LISTED6, QINQ), XDP_PASS,
 	  TRUNC(VLAN), CUT(22, 61) },
-	{ "IHL 4 in a 33-byte packet: truncated before malformed", V4(LISTED4, .ihl = SET(4)),
+	{ "IHL 4 in a 33-byte packet: truncated before malformed", V4(LISTED4, .ihl = PKT_SET(4)),
 	  XDP_PASS, TRUNC(), CUT(33, 33) },
 	{ "control: IPv4 header complete, no payload", V4(LISTED4), XDP_DROP, DROP4(MODEL),
 	  CUT(34, 34) },
-	{ "control: IPv4 IHL 15 header complete, no payload", V4(LISTED4, .ihl = SET(15)), XDP_DROP,
-	  DROP4(MODEL), CUT(74, 74) },
+	{ "control: IPv4 IHL 15 header complete, no payload", V4(LISTED4, .ihl = PKT_SET(15)),
+	  XDP_DROP, DROP4(MODEL), CUT(74, 74) },
 	{ "control: IPv4 in 802.1Q complete, no payload", V4(LISTED4, DOT1Q), XDP_DROP,
 	  DROP4(MODEL, VLAN), CUT(38, 38) },
 	{ "control: IPv6 header complete, no payload", V6(LISTED6), XDP_DROP, DROP6(MODEL),
@@ -563,83 +365,29 @@ static const struct xdp_case swap_a_flag_cases[] = {
 	{ "2001:db8::10 flagged",	V6("2001:db8::10"),	XDP_PASS, FLAG6(MODEL) },
 };
 
-static const struct xdp_table tables[] = {
-	TABLE("no filter loaded", SETUP_KEEP, NULL, 0, no_filter_cases),
-	TABLE("filter with a bad magic", SETUP_BAD_MAGIC, base_list, BB_HDR_F_DROP,
+static const struct harness_table tables[] = {
+	TABLE("no filter loaded", HARNESS_KEEP, NULL, 0, no_filter_cases),
+	TABLE("filter with a bad magic", HARNESS_BAD_MAGIC, base_list, BB_HDR_F_DROP,
 	      invalid_filter_cases),
-	TABLE("filter with another ABI version", SETUP_BAD_ABI, base_list, BB_HDR_F_DROP,
+	TABLE("filter with another ABI version", HARNESS_BAD_ABI, base_list, BB_HDR_F_DROP,
 	      invalid_filter_cases),
-	TABLE("filter with no bit blocks", SETUP_NO_BLOCKS, base_list, BB_HDR_F_DROP,
+	TABLE("filter with no bit blocks", HARNESS_NO_BLOCKS, base_list, BB_HDR_F_DROP,
 	      invalid_filter_cases),
-	TABLE("addresses, drop mode", SETUP_LIST, base_list, BB_HDR_F_DROP, address_cases),
-	TABLE("truncated headers", SETUP_LIST, base_list, BB_HDR_F_DROP, truncated_cases),
-	TABLE("flag mode", SETUP_LIST, base_list, 0, flag_cases),
-	TABLE("CIDRs", SETUP_LIST, cidr_list, BB_HDR_F_DROP, cidr_cases, .check_entries = true),
-	TABLE("short prefixes", SETUP_LIST, short_list, BB_HDR_F_DROP, short_cases,
+	TABLE("addresses, drop mode", HARNESS_LIST, base_list, BB_HDR_F_DROP, address_cases),
+	TABLE("truncated headers", HARNESS_LIST, base_list, BB_HDR_F_DROP, truncated_cases),
+	TABLE("flag mode", HARNESS_LIST, base_list, 0, flag_cases),
+	TABLE("CIDRs", HARNESS_LIST, cidr_list, BB_HDR_F_DROP, cidr_cases, .check_entries = true),
+	TABLE("short prefixes", HARNESS_LIST, short_list, BB_HDR_F_DROP, short_cases,
 	      .check_entries = true),
-	TABLE("documentation ranges", SETUP_LIST, doc_list, BB_HDR_F_DROP, doc_cases,
+	TABLE("documentation ranges", HARNESS_LIST, doc_list, BB_HDR_F_DROP, doc_cases,
 	      .check_entries = true),
-	TABLE("many prefix lengths", SETUP_LIST, many_lengths_list, BB_HDR_F_DROP,
+	TABLE("many prefix lengths", HARNESS_LIST, many_lengths_list, BB_HDR_F_DROP,
 	      many_lengths_cases, .check_entries = true),
-	TABLE("swap 1, list A", SETUP_LIST, swap_list_a, BB_HDR_F_DROP, swap_a_cases),
-	TABLE("swap 2, list B", SETUP_LIST, swap_list_b, BB_HDR_F_DROP, swap_b_cases),
-	TABLE("swap 3, list A in flag mode", SETUP_LIST, swap_list_a, 0, swap_a_flag_cases),
-	TABLE("outer slot emptied", SETUP_SLOT_EMPTY, NULL, 0, no_filter_cases),
+	TABLE("swap 1, list A", HARNESS_LIST, swap_list_a, BB_HDR_F_DROP, swap_a_cases),
+	TABLE("swap 2, list B", HARNESS_LIST, swap_list_b, BB_HDR_F_DROP, swap_b_cases),
+	TABLE("swap 3, list A in flag mode", HARNESS_LIST, swap_list_a, 0, swap_a_flag_cases),
+	TABLE("outer slot emptied", HARNESS_SLOT_EMPTY, NULL, 0, no_filter_cases),
 };
-
-/* ---- filters ---- */
-
-/* Push a built filter and map the live one; the model reads the kernel's copy. */
-static int push_filter(struct bb_filter *filter, bool valid, char *msg, size_t size)
-{
-	int err;
-
-	env.live_valid = false;
-	err = harness_push_filter(&env.inst, &env.img, filter, msg, size);
-	env.live_valid = !err && valid;
-	return err;
-}
-
-static int setup_filter(const struct xdp_table *t, struct bb_list *list, char *msg, size_t size)
-{
-	struct bb_filter_opts opts = { .fpr = TABLE_FPR, .seed = TEST_SEED, .flags = t->flags };
-	struct bb_filter filter;
-	__u32 zero = 0;
-	int err;
-
-	switch (t->setup) {
-	case SETUP_KEEP:
-		return 0;
-	case SETUP_SLOT_EMPTY:
-		bb_image_close(&env.img);
-		env.live_valid = false;
-		if (bpf_map_delete_elem(env.inst.filters_fd, &zero)) {
-			err = -errno;
-			snprintf(msg, size, "deleting the outer slot: %s", strerror(-err));
-			return err;
-		}
-		return 0;
-	default:
-		break;
-	}
-	err = harness_parse_lines(list, t->lines, msg, size);
-	if (err)
-		return err;
-	err = bb_filter_build(&filter, list, &opts);
-	if (err) {
-		snprintf(msg, size, "bb_filter_build: %s", strerror(-err));
-		return err;
-	}
-	if (t->setup == SETUP_BAD_MAGIC)
-		filter.hdr.magic ^= 1;
-	else if (t->setup == SETUP_BAD_ABI)
-		filter.hdr.abi_version++;
-	else if (t->setup == SETUP_NO_BLOCKS)
-		filter.hdr.nblocks = 0;
-	err = push_filter(&filter, t->setup == SETUP_LIST, msg, size);
-	bb_filter_free(&filter);
-	return err;
-}
 
 /* ---- running cases ---- */
 
@@ -657,7 +405,7 @@ static int expected_parse(const struct bb_stats *e)
  * is 4-byte aligned: the parser reads struct iphdr in place, which UBSan calls
  * misaligned otherwise.
  */
-static void check_parser(const __u8 *packet, size_t len, const struct pkt_spec *spec,
+static void check_parser(const __u8 *packet, size_t len, const struct pkt_frame *spec,
 			 const struct bb_stats *expect, char *msg, size_t size)
 {
 	__u8 *buf = malloc(2 + len), *copy, saddr[16];
@@ -693,51 +441,41 @@ static void check_parser(const __u8 *packet, size_t len, const struct pkt_spec *
  * those the parser, the very code the program runs, is all that can be checked.
  * Returns true when all agree; otherwise msg says what differed.
  */
-static bool check_packet(const __u8 *packet, size_t len, const struct pkt_spec *spec,
+static bool check_packet(const __u8 *packet, size_t len, const struct pkt_frame *spec,
 			 __u32 verdict, const struct bb_stats *expect_in, char *msg, size_t size)
 {
-	const struct bb_header *hdr = live_header();
-	struct bb_stats before, after, delta, expect = *expect_in;
+	const struct bb_header *hdr = harness_live_header();
+	struct bb_stats delta, expect = *expect_in;
 	unsigned int max_lookups = 0;
 	__u32 got;
-	size_t i;
 	int err;
 
 	msg[0] = 0;
-	if (spec->saddr && (spec->kind == PKT_IPV4 || spec->kind == PKT_IPV6) && hdr)
-		max_lookups = spec->kind == PKT_IPV4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	if (spec->saddr && (spec->net == PKT_IPV4 || spec->net == PKT_IPV6) && hdr)
+		max_lookups = spec->net == PKT_IPV4 ? hdr->n_v4_plens : hdr->n_v6_plens;
 	if (expect.lookups == LOOKUPS_MODEL) {
+		bool v4 = spec->net == PKT_IPV4, hit;
 		__u8 addr[16];
-		bool v4, hit;
 
 		parse_addr(spec->saddr, addr, &v4);
-		expect.lookups = model_lookups(addr, v4, &hit);
+		expect.lookups = harness_model_addr(addr, v4, &hit);
 		if (hit != (expect.ip4_hits || expect.ip6_hits))
 			appendf(msg, size, "the model of the filter says %s; ",
 				hit ? "listed" : "not listed");
 	}
 
 	check_parser(packet, len, spec, &expect, msg, size);
-	err = read_stats(&before);
-	err = err ?: run_xdp(packet, len, &got);
+	err = harness_run_counted(env.prog_fd, false, packet, len, &got, NULL, &delta);
 	if (err == -EINVAL && len < ETH_HLEN)
 		goto out;
-	err = err ?: read_stats(&after);
 	if (err) {
 		appendf(msg, size, "test run failed: %s", strerror(-err));
 		return false;
 	}
-	stats_delta(&delta, &after, &before);
 
 	if (got != verdict)
 		appendf(msg, size, "verdict %u, expected %u; ", got, verdict);
-	for (i = 0; i < N_STATS; i++) {
-		__u64 d = ((__u64 *)&delta)[i], e = ((__u64 *)&expect)[i];
-
-		if (d != e)
-			appendf(msg, size, "%s +%llu, expected +%llu; ", stat_names[i],
-				(unsigned long long)d, (unsigned long long)e);
-	}
+	harness_stats_compare(&delta, &expect, msg, size);
 	env.packets_checked++;
 	if (delta.lookups > max_lookups) {
 		appendf(msg, size, "%llu lookups, above the %u probe lengths; ",
@@ -754,8 +492,9 @@ out:
 	return !msg[0];
 }
 
-static void run_case(const struct xdp_table *t, const struct xdp_case *c)
+static void run_case(const struct harness_table *t, const void *case_data)
 {
+	const struct xdp_case *c = case_data;
 	unsigned int from, to, len;
 	__u8 packet[MAX_PACKET];
 	char name[200], msg[600] = "";
@@ -815,7 +554,7 @@ static void fill_host_bits(__u8 *addr, unsigned int bytes, unsigned int plen, bo
 
 		if (i < plen)
 			continue;
-		if (!random || (rng_next() & 1))
+		if (!random || (harness_rng() & 1))
 			addr[i / 8] |= bit;
 		else
 			addr[i / 8] &= ~bit;
@@ -840,7 +579,7 @@ static bool addr_step(__u8 *addr, unsigned int bytes, int step)
 static bool check_address(const __u8 *addr, bool v4, bool listed, __u32 flags, char *msg,
 			  size_t size)
 {
-	struct pkt_spec spec = { .kind = v4 ? PKT_IPV4 : PKT_IPV6 };
+	struct pkt_frame spec = { .net = v4 ? PKT_IPV4 : PKT_IPV6 };
 	struct bb_stats expect = {
 		.packets = 1, .ipv4 = v4, .ipv6 = !v4, .lookups = LOOKUPS_MODEL,
 		.ip4_hits = listed && v4, .ip6_hits = listed && !v4,
@@ -862,10 +601,12 @@ static bool check_address(const __u8 *addr, bool v4, bool listed, __u32 flags, c
 	return false;
 }
 
-static void check_entries(const struct xdp_table *t, const struct bb_list *list)
+static void check_entries(const struct harness_table *t, const struct bb_list *list)
 {
 	size_t i;
 
+	if (!t->check_entries)
+		return;
 	for (i = 0; i < list->n; i++) {
 		const struct bb_entry *e = &list->entries[i];
 		bool v4 = e->kind == BB_ENTRY_IP4, ok = true;
@@ -879,12 +620,12 @@ static void check_entries(const struct xdp_table *t, const struct bb_list *list)
 		memcpy(last, first, 16);
 		fill_host_bits(last, bytes, e->plen, false);
 
-		ok = check_address(first, v4, true, t->flags, msg, sizeof(msg));
-		ok = ok && check_address(last, v4, true, t->flags, msg, sizeof(msg));
+		ok = check_address(first, v4, true, t->filter.flags, msg, sizeof(msg));
+		ok = ok && check_address(last, v4, true, t->filter.flags, msg, sizeof(msg));
 		for (j = 0; ok && j < INSIDE_SAMPLES; j++) {
 			memcpy(addr, first, 16);
 			fill_host_bits(addr, bytes, e->plen, true);
-			ok = check_address(addr, v4, true, t->flags, msg, sizeof(msg));
+			ok = check_address(addr, v4, true, t->filter.flags, msg, sizeof(msg));
 		}
 		/* a short prefix is a set of /16s: every one of them */
 		for (j = 0; ok && e->plen <= BB_SHORT_PLEN && j < (1U << (BB_SHORT_PLEN - e->plen));
@@ -895,16 +636,16 @@ static void check_entries(const struct xdp_table *t, const struct bb_list *list)
 			fill_host_bits(addr, bytes, BB_SHORT_PLEN, true);
 			addr[0] = p16 >> 8;
 			addr[1] = p16 & 0xff;
-			ok = check_address(addr, v4, true, t->flags, msg, sizeof(msg));
+			ok = check_address(addr, v4, true, t->filter.flags, msg, sizeof(msg));
 		}
 		memcpy(addr, first, 16);
 		if (ok && addr_step(addr, bytes, -1))
-			ok = check_address(addr, v4, list_covers(list, addr, v4), t->flags, msg,
-					   sizeof(msg));
+			ok = check_address(addr, v4, list_covers(list, addr, v4), t->filter.flags,
+					   msg, sizeof(msg));
 		memcpy(addr, last, 16);
 		if (ok && addr_step(addr, bytes, 1))
-			ok = check_address(addr, v4, list_covers(list, addr, v4), t->flags, msg,
-					   sizeof(msg));
+			ok = check_address(addr, v4, list_covers(list, addr, v4), t->filter.flags,
+					   msg, sizeof(msg));
 
 		inet_ntop(v4 ? AF_INET : AF_INET6, first, text, sizeof(text));
 		snprintf(name, sizeof(name), "%s: %s/%u: edges and inside hit, neighbours miss",
@@ -913,27 +654,10 @@ static void check_entries(const struct xdp_table *t, const struct bb_list *list)
 	}
 }
 
-static void run_table(const struct xdp_table *t)
-{
-	struct bb_list list;
-	char name[200], msg[300] = "";
-	size_t i;
-	int err;
-
-	bb_list_init(&list);
-	err = setup_filter(t, &list, msg, sizeof(msg));
-	if (err) {
-		snprintf(name, sizeof(name), "%s: filter set up", t->name);
-		tap_result(false, name, "%s", msg);
-		goto cleanup;
-	}
-	for (i = 0; i < t->n_cases; i++)
-		run_case(t, &t->cases[i]);
-	if (t->check_entries)
-		check_entries(t, &list);
-cleanup:
-	bb_list_free(&list);
-}
+static const struct harness_runner runner = {
+	.run_case = run_case,
+	.after = check_entries,
+};
 
 /* ---- the large property test ---- */
 
@@ -1052,8 +776,8 @@ struct fast_packet {
 
 static void fast_packet_init(struct fast_packet *fp, bool v4)
 {
-	struct pkt_spec spec = { .kind = v4 ? PKT_IPV4 : PKT_IPV6,
-				 .saddr = v4 ? "0.0.0.0" : "::" };
+	struct pkt_frame spec = { .net = v4 ? PKT_IPV4 : PKT_IPV6,
+				  .saddr = v4 ? "0.0.0.0" : "::" };
 
 	fp->len = build_packet(&spec, fp->data);
 	fp->saddr_off = ETH_HLEN + (v4 ? 12 : 8);
@@ -1065,50 +789,23 @@ static int fast_run(struct fast_packet *fp, const __u8 *addr, bool v4, bool *dro
 	int err;
 
 	memcpy(fp->data + fp->saddr_off, addr, v4 ? 4 : 16);
-	err = run_xdp(fp->data, fp->len, &verdict);
+	err = harness_run(env.prog_fd, false, fp->data, fp->len, &verdict, NULL);
 	*dropped = verdict == XDP_DROP;
 	return err;
 }
 
-/* Counts of one group of member addresses run through the program. */
-struct member_run {
-	const char *name;
-	unsigned long runs, misses, errors;
-	char first[200];
-};
-
-static void member_check(struct member_run *r, struct fast_packet *fp, const __u8 *addr,
+/* One member address run through the program: it must be dropped. */
+static void member_check(struct harness_prop *p, struct fast_packet *fp, const __u8 *addr,
 			 bool v4, const char *why)
 {
+	char text[INET6_ADDRSTRLEN];
 	bool dropped;
 	int err = fast_run(fp, addr, v4, &dropped);
 
-	r->runs++;
-	if (!err && dropped)
+	if (!harness_prop_count(p, err, dropped))
 		return;
-	if (err)
-		r->errors++;
-	else
-		r->misses++;
-	if (r->misses + r->errors == 1) {
-		char text[INET6_ADDRSTRLEN];
-
-		inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
-		snprintf(r->first, sizeof(r->first), "%s (%s)%s%s", text, why, err ? ": " : "",
-			 err ? strerror(-err) : "");
-	}
-}
-
-static void member_report(const struct member_run *r)
-{
-	char name[200];
-
-	snprintf(name, sizeof(name), "property: %s: %lu runs, no false negative", r->name,
-		 r->runs);
-	tap_result(!r->misses && !r->errors && r->runs, name,
-		   "%lu of %lu passed, %lu test runs failed; first: %s (BB_TEST_SEED=%llu)",
-		   r->misses, r->runs, r->errors, r->first[0] ? r->first : "-",
-		   (unsigned long long)env.rng_seed);
+	inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+	harness_prop_note(p, err, "%s (%s)", text, why);
 }
 
 static int prop_lines(struct bb_list *list, char *msg, size_t size)
@@ -1123,14 +820,14 @@ static int prop_lines(struct bb_list *list, char *msg, size_t size)
 			  (i >= PROP_V4_HOSTS + PROP_V6_HOSTS &&
 			   i < PROP_V4_HOSTS + PROP_V6_HOSTS + PROP_V4_CIDRS);
 		bool cidr = i >= PROP_V4_HOSTS + PROP_V6_HOSTS;
-		__u64 r = rng_next(), r2 = rng_next();
+		__u64 r = harness_rng(), r2 = harness_rng();
 
 		memcpy(addr, &r, 8);
 		memcpy(addr + 8, &r2, 8);
 		inet_ntop(v4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
 		if (cidr)
 			snprintf(line, sizeof(line), "%s/%u", text,
-				 9 + (unsigned int)(rng_next() % (v4 ? 24 : 56)));
+				 9 + (unsigned int)(harness_rng() % (v4 ? 24 : 56)));
 		else
 			snprintf(line, sizeof(line), "%s", text);
 		ret = bb_list_parse_line(list, line, strlen(line), &why);
@@ -1154,29 +851,213 @@ static const char *pname(const char *what)
 	return b;
 }
 
+/*
+ * Every listed address, and for CIDRs the first, the last and one random inside:
+ * each dropped, the counters summed over them all. -1: the counters did not read.
+ */
+static int prop_members(const struct bb_list *list, struct fast_packet *fp4,
+			struct fast_packet *fp6)
+{
+	const struct bb_header *hdr = harness_live_header();
+	struct harness_prop v4_hosts = { "listed IPv4 addresses" };
+	struct harness_prop v6_hosts = { "listed IPv6 addresses" };
+	struct harness_prop v4_cidrs = { "IPv4 CIDRs /9../32: first, last, random inside" };
+	struct harness_prop v6_cidrs = { "IPv6 CIDRs /9../64: first, last, random inside" };
+	unsigned long expect4 = 0, expect6 = 0, max_lookups;
+	struct bb_stats before, after, delta;
+	size_t i;
+
+	if (harness_read_stats(&before))
+		return -1;
+	for (i = 0; i < list->n; i++) {
+		const struct bb_entry *e = &list->entries[i];
+		bool v4 = e->kind == BB_ENTRY_IP4;
+		unsigned int bytes = v4 ? 4 : 16, width = v4 ? 32 : 128;
+		struct harness_prop *r;
+		__u8 addr[16];
+
+		if (e->kind != BB_ENTRY_IP4 && e->kind != BB_ENTRY_IP6)
+			continue;
+		r = e->plen == width ? (v4 ? &v4_hosts : &v6_hosts) : (v4 ? &v4_cidrs : &v6_cidrs);
+		memcpy(addr, e->addr, 16);
+		member_check(r, v4 ? fp4 : fp6, addr, v4, "listed");
+		if (e->plen == width) {
+			v4 ? expect4++ : expect6++;
+			continue;
+		}
+		fill_host_bits(addr, bytes, e->plen, false);
+		member_check(r, v4 ? fp4 : fp6, addr, v4, "last of a CIDR");
+		memcpy(addr, e->addr, 16);
+		fill_host_bits(addr, bytes, e->plen, true);
+		member_check(r, v4 ? fp4 : fp6, addr, v4, "inside a CIDR");
+		v4 ? (expect4 += 3) : (expect6 += 3);
+	}
+	if (harness_read_stats(&after))
+		return -1;
+	bb_stats_delta(&delta, &after, &before);
+	harness_prop_report(&v4_hosts, "no false negative");
+	harness_prop_report(&v6_hosts, "no false negative");
+	harness_prop_report(&v4_cidrs, "no false negative");
+	harness_prop_report(&v6_cidrs, "no false negative");
+	max_lookups = expect4 * hdr->n_v4_plens + expect6 * hdr->n_v6_plens;
+	tap_result(delta.packets == expect4 + expect6 && delta.dropped == delta.packets &&
+		   delta.ip4_hits == expect4 && delta.ip6_hits == expect6 && !delta.passed &&
+		   delta.lookups <= max_lookups,
+		   pname("counters of the member runs (all dropped, lookups within probe "
+		         "lengths)"),
+		   "packets +%llu dropped +%llu ip4_hits +%llu (expected %lu) ip6_hits +%llu "
+		   "(expected %lu) passed +%llu lookups +%llu (at most %lu)",
+		   (unsigned long long)delta.packets, (unsigned long long)delta.dropped,
+		   (unsigned long long)delta.ip4_hits, expect4, (unsigned long long)delta.ip6_hits,
+		   expect6, (unsigned long long)delta.passed, (unsigned long long)delta.lookups,
+		   max_lookups);
+	return 0;
+}
+
+/*
+ * Random IPv4 addresses that no listed prefix covers: BPF and userspace agree on
+ * each, and (at the default FPR) the hits are the false positive rate the blocked
+ * formula predicts. -1: the counters did not read, or no memory.
+ */
+static int prop_nonmembers(const struct bb_list *list, struct fast_packet *fp4, double fpr)
+{
+	const struct bb_header *hdr = harness_live_header();
+	unsigned long hits = 0, disagree = 0, candidates = 0;
+	double p_key, p_pkt, mean, sigma, slack, weight;
+	struct bb_stats before, after, delta;
+	char first_disagree[120] = "";
+	struct v4_set set = {};
+	__u32 *nonmembers;
+	size_t i;
+	int err = -1;
+
+	nonmembers = calloc(PROP_NON_MEMBERS, sizeof(*nonmembers));
+	if (!nonmembers || v4_set_build(&set, list))
+		goto cleanup;
+	if (harness_read_stats(&before))
+		goto cleanup;
+	for (i = 0; i < PROP_NON_MEMBERS; ) {
+		__u32 a = (__u32)harness_rng(), be = htonl(a);
+		bool dropped, model;
+
+		candidates++;
+		if (v4_set_has(&set, a))
+			continue;
+		nonmembers[i++] = a;
+		if (fast_run(fp4, (const __u8 *)&be, true, &dropped)) {
+			disagree++;
+			continue;
+		}
+		hits += dropped;
+		model = bb_image_match_ip4(harness.img.blocks, (const __u8 *)&be);
+		if (model != dropped && !disagree++)
+			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
+				 inet_ntoa((struct in_addr){ be }), dropped ? "hit" : "miss",
+				 model ? "hit" : "miss");
+	}
+	if (harness_read_stats(&after))
+		goto cleanup;
+	bb_stats_delta(&delta, &after, &before);
+	tap_result(!disagree, pname("BPF and bb_image_match_ip4() agree on 100,000 "
+		         "non-member IPv4 addresses"), "%lu disagree; first: %s", disagree,
+		   first_disagree);
+	tap_result(delta.packets == PROP_NON_MEMBERS && delta.dropped == hits &&
+		   delta.ip4_hits == hits &&
+		   delta.lookups >= (PROP_NON_MEMBERS - hits) * hdr->n_v4_plens &&
+		   delta.lookups <= (unsigned long long)PROP_NON_MEMBERS * hdr->n_v4_plens,
+		   pname("counters of the non-member run (lookups: every probe length "
+		         "on a miss)"), "packets +%llu dropped +%llu ip4_hits +%llu (hits %lu) lookups "
+		   "+%llu (%u probe lengths)", (unsigned long long)delta.packets,
+		   (unsigned long long)delta.dropped, (unsigned long long)delta.ip4_hits, hits,
+		   (unsigned long long)delta.lookups, hdr->n_v4_plens);
+
+	err = 0;
+	/*
+	 * At 0.01% (k = 16) 100,000 non-members expect ~20 hits, too few for a test
+	 * that can fail both ways; test_filter measures that FPR over 1M keys.
+	 */
+	if (fpr < 0.001)
+		goto cleanup;
+	/*
+	 * A non-member's key at each probe length is not in the filter (a stored key
+	 * at length l covers the address only if a listed prefix does), so each probe
+	 * is a false-positive trial with the per-key FPR the blocked formula predicts,
+	 * and a packet hits with p_pkt = 1 - (1 - p_key)^n_v4_plens.
+	 *
+	 * Tolerance: 5 sigma (a false alarm about once in 1.7 million runs) plus 10% of
+	 * the mean as model slack (the formula treats the probe positions inside a
+	 * block as ideal random draws). Sigma is binomial over distinct keys: 100,000
+	 * random addresses fall into only 16,384 /14s, and the packets that share a
+	 * short probe key share its draw, so var = p_key (1 - p_key) * sum of squared
+	 * sharing counts (shared_key_weight), about 3x the plain N p (1 - p) here.
+	 */
+	p_key = bb_blocked_fpr((double)hdr->items, hdr->nblocks, hdr->k);
+	p_pkt = 1.0 - pow(1.0 - p_key, hdr->n_v4_plens);
+	mean = PROP_NON_MEMBERS * p_pkt;
+	weight = shared_key_weight(nonmembers, PROP_NON_MEMBERS, hdr);
+	sigma = sqrt(p_key * (1.0 - p_key) * weight);
+	slack = 5.0 * sigma + 0.10 * mean;
+	tap_result(fabs((double)hits - mean) <= slack && mean - slack > 0,
+		   pname("false positive rate of non-members matches the blocked formula"),
+		   "%lu hits in %d (%.4f%%), predicted %.1f +- %.1f (per key %.5f%% x %u probe "
+		   "lengths; sigma %.1f; %llu keys, %u blocks, k %u; %lu candidates drawn; "
+		   "BB_TEST_SEED=%llu)", hits, PROP_NON_MEMBERS, 100.0 * hits / PROP_NON_MEMBERS,
+		   mean, slack, 100.0 * p_key, hdr->n_v4_plens, sigma,
+		   (unsigned long long)hdr->items, hdr->nblocks, hdr->k, candidates,
+		   (unsigned long long)harness.rng_seed);
+cleanup:
+	free(nonmembers);
+	v4_set_free(&set);
+	return err;
+}
+
+/* IPv6: random addresses, BPF against the userspace lookup, exactly. */
+static void prop_ipv6(struct fast_packet *fp6)
+{
+	char first_disagree[120] = "";
+	unsigned long disagree = 0;
+	size_t i;
+
+	for (i = 0; i < PROP_V6_RANDOM; i++) {
+		__u64 r = harness_rng(), r2 = harness_rng();
+		__u8 addr[16];
+		bool dropped, model;
+
+		memcpy(addr, &r, 8);
+		memcpy(addr + 8, &r2, 8);
+		if (fast_run(fp6, addr, false, &dropped)) {
+			disagree++;
+			continue;
+		}
+		model = bb_image_match_ip6(harness.img.blocks, addr);
+		if (model != dropped && !disagree++) {
+			char text[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, addr, text, sizeof(text));
+			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
+				 text, dropped ? "hit" : "miss", model ? "hit" : "miss");
+		}
+	}
+	tap_result(!disagree, pname("BPF and bb_image_match_ip6() agree on 20,000 random "
+		         "IPv6 addresses"), "%lu disagree; first: %s", disagree, first_disagree);
+}
+
 /* Run at the default FPR (k = 8, one bit per word) and at 0.01% (k = 16, two). */
 static void property_test(double fpr)
 {
-	struct bb_filter_opts opts = { .seed = TEST_SEED, .flags = BB_HDR_F_DROP, .fpr = fpr };
-	struct member_run v4_hosts = { "listed IPv4 addresses" };
-	struct member_run v6_hosts = { "listed IPv6 addresses" };
-	struct member_run v4_cidrs = { "IPv4 CIDRs /9../32: first, last, random inside" };
-	struct member_run v6_cidrs = { "IPv6 CIDRs /9../64: first, last, random inside" };
+	struct bb_filter_opts opts = { .seed = HARNESS_SEED, .flags = BB_HDR_F_DROP, .fpr = fpr };
+	unsigned long n_v4 = 0, n_v6 = 0;
 	struct fast_packet fp4, fp6;
-	struct bb_stats before, after, delta;
-	unsigned long expect4 = 0, expect6 = 0, n_v4 = 0, n_v6 = 0, hits = 0, disagree = 0;
-	unsigned long candidates = 0, max_lookups;
-	const struct bb_header *hdr;
-	double p_key, p_pkt, mean, sigma, slack, weight;
 	struct bb_filter filter;
 	struct bb_list list;
-	struct v4_set set = {};
-	__u32 *nonmembers = NULL;
-	char msg[300] = "", first_disagree[120] = "";
+	char subtest[40], msg[300] = "";
 	size_t i;
 	int err;
 
 	env.prop_fpr = fpr;
+	snprintf(subtest, sizeof(subtest), "property (fp %g)", fpr);
+	if (!harness_subtest(subtest))
+		return;
 	bb_list_init(&list);
 	err = prop_lines(&list, msg, sizeof(msg));
 	if (!ASSERT_TRUE(!err, pname("125,000 random list lines parse")))
@@ -1198,199 +1079,35 @@ static void property_test(double fpr)
 	err = bb_filter_build(&filter, &list, &opts);
 	if (!ASSERT_EQ(err, 0, pname("bb_filter_build of the random list")))
 		goto cleanup;
-	err = push_filter(&filter, true, msg, sizeof(msg));
+	err = harness_push_filter(&filter, true, msg, sizeof(msg));
 	bb_filter_free(&filter);
 	if (!tap_result(!err, pname("filter pushed"), "%s", msg))
 		goto cleanup;
-	hdr = live_header();
 
 	fast_packet_init(&fp4, true);
 	fast_packet_init(&fp6, false);
-
-	/* Every listed address; for CIDRs the first, the last and one random inside. */
-	if (read_stats(&before))
+	if (prop_members(&list, &fp4, &fp6) || prop_nonmembers(&list, &fp4, fpr))
 		goto cleanup;
-	for (i = 0; i < list.n; i++) {
-		const struct bb_entry *e = &list.entries[i];
-		bool v4 = e->kind == BB_ENTRY_IP4;
-		unsigned int bytes = v4 ? 4 : 16, width = v4 ? 32 : 128;
-		struct member_run *r;
-		__u8 addr[16];
-
-		if (e->kind != BB_ENTRY_IP4 && e->kind != BB_ENTRY_IP6)
-			continue;
-		r = e->plen == width ? (v4 ? &v4_hosts : &v6_hosts) : (v4 ? &v4_cidrs : &v6_cidrs);
-		memcpy(addr, e->addr, 16);
-		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "listed");
-		if (e->plen == width) {
-			v4 ? expect4++ : expect6++;
-			continue;
-		}
-		fill_host_bits(addr, bytes, e->plen, false);
-		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "last of a CIDR");
-		memcpy(addr, e->addr, 16);
-		fill_host_bits(addr, bytes, e->plen, true);
-		member_check(r, v4 ? &fp4 : &fp6, addr, v4, "inside a CIDR");
-		v4 ? (expect4 += 3) : (expect6 += 3);
-	}
-	if (read_stats(&after))
-		goto cleanup;
-	stats_delta(&delta, &after, &before);
-	member_report(&v4_hosts);
-	member_report(&v6_hosts);
-	member_report(&v4_cidrs);
-	member_report(&v6_cidrs);
-	max_lookups = expect4 * hdr->n_v4_plens + expect6 * hdr->n_v6_plens;
-	tap_result(delta.packets == expect4 + expect6 && delta.dropped == delta.packets &&
-		   delta.ip4_hits == expect4 && delta.ip6_hits == expect6 && !delta.passed &&
-		   delta.lookups <= max_lookups,
-		   pname("counters of the member runs (all dropped, lookups within probe "
-		         "lengths)"),
-		   "packets +%llu dropped +%llu ip4_hits +%llu (expected %lu) ip6_hits +%llu "
-		   "(expected %lu) passed +%llu lookups +%llu (at most %lu)",
-		   (unsigned long long)delta.packets, (unsigned long long)delta.dropped,
-		   (unsigned long long)delta.ip4_hits, expect4, (unsigned long long)delta.ip6_hits,
-		   expect6, (unsigned long long)delta.passed, (unsigned long long)delta.lookups,
-		   max_lookups);
-
-	/* Random IPv4 addresses that no listed prefix covers: the false positive rate. */
-	nonmembers = calloc(PROP_NON_MEMBERS, sizeof(*nonmembers));
-	if (!nonmembers || v4_set_build(&set, &list))
-		goto cleanup;
-	if (read_stats(&before))
-		goto cleanup;
-	for (i = 0; i < PROP_NON_MEMBERS; ) {
-		__u32 a = (__u32)rng_next(), be = htonl(a);
-		bool dropped, model;
-
-		candidates++;
-		if (v4_set_has(&set, a))
-			continue;
-		nonmembers[i++] = a;
-		if (fast_run(&fp4, (const __u8 *)&be, true, &dropped)) {
-			disagree++;
-			continue;
-		}
-		hits += dropped;
-		model = bb_image_match_ip4(env.img.blocks, (const __u8 *)&be);
-		if (model != dropped && !disagree++)
-			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
-				 inet_ntoa((struct in_addr){ be }), dropped ? "hit" : "miss",
-				 model ? "hit" : "miss");
-	}
-	if (read_stats(&after))
-		goto cleanup;
-	stats_delta(&delta, &after, &before);
-	tap_result(!disagree, pname("BPF and bb_image_match_ip4() agree on 100,000 "
-		         "non-member IPv4 addresses"), "%lu disagree; first: %s", disagree,
-		   first_disagree);
-	tap_result(delta.packets == PROP_NON_MEMBERS && delta.dropped == hits &&
-		   delta.ip4_hits == hits &&
-		   delta.lookups >= (PROP_NON_MEMBERS - hits) * hdr->n_v4_plens &&
-		   delta.lookups <= (unsigned long long)PROP_NON_MEMBERS * hdr->n_v4_plens,
-		   pname("counters of the non-member run (lookups: every probe length "
-		         "on a miss)"), "packets +%llu dropped +%llu ip4_hits +%llu (hits %lu) lookups "
-		   "+%llu (%u probe lengths)", (unsigned long long)delta.packets,
-		   (unsigned long long)delta.dropped, (unsigned long long)delta.ip4_hits, hits,
-		   (unsigned long long)delta.lookups, hdr->n_v4_plens);
-
-	/*
-	 * A non-member's key at each probe length is not in the filter (a stored key
-	 * at length l covers the address only if a listed prefix does), so each probe
-	 * is a false-positive trial with the per-key FPR the blocked formula predicts,
-	 * and a packet hits with p_pkt = 1 - (1 - p_key)^n_v4_plens.
-	 *
-	 * Tolerance: 5 sigma (a false alarm about once in 1.7 million runs) plus 10% of
-	 * the mean as model slack (the formula treats the probe positions inside a
-	 * block as ideal random draws). Sigma is binomial over distinct keys: 100,000
-	 * random addresses fall into only 16,384 /14s, and the packets that share a
-	 * short probe key share its draw, so var = p_key (1 - p_key) * sum of squared
-	 * sharing counts (shared_key_weight), about 3x the plain N p (1 - p) here.
-	 */
-	/* At 0.01% (k = 16) 100,000 non-members expect ~20 hits, too few for a test
-	 * that can fail both ways; test_filter measures that FPR over 1M keys. */
-	if (fpr < 0.001)
-		goto ipv6;
-	p_key = bb_blocked_fpr((double)hdr->items, hdr->nblocks, hdr->k);
-	p_pkt = 1.0 - pow(1.0 - p_key, hdr->n_v4_plens);
-	mean = PROP_NON_MEMBERS * p_pkt;
-	weight = shared_key_weight(nonmembers, PROP_NON_MEMBERS, hdr);
-	sigma = sqrt(p_key * (1.0 - p_key) * weight);
-	slack = 5.0 * sigma + 0.10 * mean;
-	tap_result(fabs((double)hits - mean) <= slack && mean - slack > 0,
-		   pname("false positive rate of non-members matches the blocked formula"),
-		   "%lu hits in %d (%.4f%%), predicted %.1f +- %.1f (per key %.5f%% x %u probe "
-		   "lengths; sigma %.1f; %llu keys, %u blocks, k %u; %lu candidates drawn; "
-		   "BB_TEST_SEED=%llu)", hits, PROP_NON_MEMBERS, 100.0 * hits / PROP_NON_MEMBERS,
-		   mean, slack, 100.0 * p_key, hdr->n_v4_plens, sigma,
-		   (unsigned long long)hdr->items, hdr->nblocks, hdr->k, candidates,
-		   (unsigned long long)env.rng_seed);
-
-ipv6:
-	/* IPv6: random addresses, BPF against the userspace lookup, exactly. */
-	disagree = 0;
-	for (i = 0; i < PROP_V6_RANDOM; i++) {
-		__u64 r = rng_next(), r2 = rng_next();
-		__u8 addr[16];
-		bool dropped, model;
-
-		memcpy(addr, &r, 8);
-		memcpy(addr + 8, &r2, 8);
-		if (fast_run(&fp6, addr, false, &dropped)) {
-			disagree++;
-			continue;
-		}
-		model = bb_image_match_ip6(env.img.blocks, addr);
-		if (model != dropped && !disagree++) {
-			char text[INET6_ADDRSTRLEN];
-
-			inet_ntop(AF_INET6, addr, text, sizeof(text));
-			snprintf(first_disagree, sizeof(first_disagree), "%s: BPF %s, userspace %s",
-				 text, dropped ? "hit" : "miss", model ? "hit" : "miss");
-		}
-	}
-	tap_result(!disagree, pname("BPF and bb_image_match_ip6() agree on 20,000 random "
-		         "IPv6 addresses"), "%lu disagree; first: %s", disagree, first_disagree);
+	prop_ipv6(&fp6);
 cleanup:
-	free(nonmembers);
-	v4_set_free(&set);
 	bb_list_free(&list);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *seed = getenv("BB_TEST_SEED");
-	size_t i;
+	if (!harness_begin(argc, argv, "bloomblock XDP BPF_PROG_TEST_RUN") || !harness_load())
+		return harness_end();
+	env.prog_fd = bpf_program__fd(harness.skel->progs.bloomblock_xdp);
 
-	tap_plan_header();
-	if (!tap_need_root("bloomblock XDP BPF_PROG_TEST_RUN"))
-		return tap_finish();
-	env.rng_seed = seed ? strtoull(seed, NULL, 0) : TEST_SEED;
-	env.rng_state = env.rng_seed;
-	env.ncpus = libbpf_num_possible_cpus();
-	env.percpu = calloc(env.ncpus > 0 ? env.ncpus : 1, sizeof(*env.percpu));
-	env.skel = harness_skeleton();
-	if (!ASSERT_TRUE(env.skel && env.percpu,
-			 "bloomblock skeleton loads, tail-call tables filled"))
-		goto cleanup;
-	env.prog_fd = bpf_program__fd(env.skel->progs.bloomblock_xdp);
-	env.stats_fd = bpf_map__fd(env.skel->maps.stats);
-	env.inst.filters_fd = bpf_map__fd(env.skel->maps.filters);
-	env.inst.stats_fd = -1;
-	env.inst.prog_fd = -1;
-
-	for (i = 0; i < ARRAY_SIZE(tables); i++)
-		run_table(&tables[i]);
-	tap_result(!env.lookups_over && env.packets_checked > 0,
-		   "lookups never exceed the probe lengths, on every crafted packet",
-		   "%lu of %lu packets over; first: %s", env.lookups_over, env.packets_checked,
-		   env.lookups_first);
+	harness_run_tables(tables, ARRAY_SIZE(tables), &runner);
+	/* over all tables; when only some subtests run, over the packets they sent */
+	if (!harness_selecting() || env.packets_checked)
+		tap_result(!env.lookups_over && env.packets_checked > 0,
+			   "lookups never exceed the probe lengths, on every crafted packet",
+			   "%lu of %lu packets over; first: %s", env.lookups_over,
+			   env.packets_checked, env.lookups_first);
 
 	property_test(0.001);
 	property_test(0.0001);
-cleanup:
-	bb_image_close(&env.img);
-	bloomblock__destroy(env.skel);
-	free(env.percpu);
-	return tap_finish();
+	return harness_end();
 }

@@ -11,7 +11,7 @@
 #include "bb_names.h"
 #include "bb_parse.h"
 #include "bb_tls.h"
-#include "packet_util.h"
+#include "lib/pkt.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -24,8 +24,7 @@
  */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define SET(v)		((v) | 0x10000)	/* an explicit field value, 0 included */
-#define FIELD(f, dflt)	((f) ? (f) & 0xffff : (dflt))
+#define DNS_ID		0xbeef	/* the queries' ID: nothing reads it */
 
 static const char *const name_results[] = { "FOUND", "NONE", "EMPTY", "BAD" };
 static const char *const tls_results[] = { "MORE", "SNI", "NO_SNI", "BAD" };
@@ -53,8 +52,8 @@ struct dns_case {
 	const char *dotted;	/* the question name, dotted; NULL: wire */
 	const char *wire;	/* or as wire bytes */
 	size_t wire_len;
-	unsigned int flags;	/* header byte 2, SET(v); default 0x01 */
-	unsigned int qdcount;	/* SET(v); default 1 */
+	unsigned int flags;	/* header byte 2, PKT_SET(v); default 0x01 */
+	unsigned int qdcount;	/* PKT_SET(v); default 1 */
 	size_t cut;		/* message cut to this many bytes; 0: whole */
 	int result;
 	const char *canonical;	/* FOUND: key[1 .. len] */
@@ -90,37 +89,20 @@ static const struct dns_case dns_cases[] = {
 	  .result = BB_NAME_BAD },
 	{ "header only",		"evil.example", .cut = 12, .result = BB_NAME_BAD },
 	{ "shorter than a header",	"evil.example", .cut = 5, .result = BB_NAME_BAD },
-	{ "no question",		"evil.example", .qdcount = SET(0), .result = BB_NAME_BAD },
-	{ "two questions: the first is read", "evil.example", .qdcount = SET(2),
+	{ "no question",		"evil.example", .qdcount = PKT_SET(0),
+	  .result = BB_NAME_BAD },
+	{ "two questions: the first is read", "evil.example", .qdcount = PKT_SET(2),
 	  .result = BB_NAME_FOUND, .canonical = "evil.example" },
-	{ "response",			"evil.example", .flags = SET(0x81), .result = BB_NAME_NONE },
-	{ "opcode IQUERY",		"evil.example", .flags = SET(0x08), .result = BB_NAME_NONE },
-	{ "opcode UPDATE",		"evil.example", .flags = SET(0x28), .result = BB_NAME_NONE },
-	{ "truncated flag (TC) is still a query", "evil.example", .flags = SET(0x03),
+	{ "response",			"evil.example", .flags = PKT_SET(0x81),
+	  .result = BB_NAME_NONE },
+	{ "opcode IQUERY",		"evil.example", .flags = PKT_SET(0x08),
+	  .result = BB_NAME_NONE },
+	{ "opcode UPDATE",		"evil.example", .flags = PKT_SET(0x28),
+	  .result = BB_NAME_NONE },
+	{ "truncated flag (TC) is still a query", "evil.example", .flags = PKT_SET(0x03),
 	  .result = BB_NAME_FOUND, .canonical = "evil.example" },
-	{ "response to the root",	"", .flags = SET(0x80), .result = BB_NAME_NONE },
+	{ "response to the root",	"", .flags = PKT_SET(0x80), .result = BB_NAME_NONE },
 };
-
-/* A query: header, question name (wire), QTYPE A, QCLASS IN. Returns its length. */
-static size_t dns_build(__u8 *p, unsigned int flags, unsigned int qdcount, const char *dotted,
-			const char *wire, size_t wire_len)
-{
-	size_t off = 12;
-
-	memset(p, 0, 12);
-	put16(p, 0xbeef);
-	p[2] = FIELD(flags, 0x01);
-	put16(p + 4, FIELD(qdcount, 1));
-	if (!dotted) {
-		memcpy(p + off, wire, wire_len);
-		off += wire_len;
-	} else {
-		off += dns_wire_name(p + off, dotted);
-	}
-	put16(p + off, 1);
-	put16(p + off + 2, 1);
-	return off + 4;
-}
 
 /* Run bb_dns_qname on an exact copy; *name gets key[1 .. len] on FOUND. */
 static int dns_run(const __u8 *msg, size_t len, char *name, __u32 *name_len)
@@ -205,17 +187,19 @@ static void test_low_zero_byte(void)
 
 static void test_dns(void)
 {
-	char name[512], msg[400];
+	char name[512];
 	__u8 buf[600];
-	size_t i, len, k;
+	size_t i, len;
 
 	for (i = 0; i < ARRAY_SIZE(dns_cases); i++) {
 		const struct dns_case *c = &dns_cases[i];
+		struct pkt_dns q = { .name = c->dotted, .wire = c->wire, .wire_len = c->wire_len,
+				     .id = DNS_ID, .flags = c->flags, .qdcount = c->qdcount };
 		char tname[200];
 		__u32 nlen;
 		int ret;
 
-		len = dns_build(buf, c->flags, c->qdcount, c->dotted, c->wire, c->wire_len);
+		len = pkt_dns(&q, buf, sizeof(buf));
 		if (c->cut)
 			len = c->cut;
 		ret = dns_run(buf, len, name, &nlen);
@@ -230,105 +214,115 @@ static void test_dns(void)
 		else
 			tap_result(true, tname, NULL);
 	}
+}
 
-	/* cut at every length: a name only once its terminating zero is in */
-	{
-		static const char *const names[] = { "www.evil.example", dns_253, "" };
-		unsigned long bad = 0;
+/* cut at every length: a name only once its terminating zero is in */
+static void test_dns_cuts(void)
+{
+	static const char *const names[] = { "www.evil.example", dns_253, "" };
+	char name[512], msg[400];
+	unsigned long bad = 0;
+	__u8 buf[600];
+	size_t i, k;
 
-		msg[0] = 0;
-		for (i = 0; i < ARRAY_SIZE(names); i++) {
-			size_t full = dns_build(buf, 0, 0, names[i], NULL, 0);
-			size_t wire_end = full - 4;
+	msg[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		struct pkt_dns q = { .name = names[i], .id = DNS_ID };
+		size_t full = pkt_dns(&q, buf, sizeof(buf));
+		size_t wire_end = full - 4;
 
-			for (k = 0; k <= full; k++) {
-				int want = k < wire_end ? BB_NAME_BAD :
-					   names[i][0] ? BB_NAME_FOUND : BB_NAME_EMPTY;
-				__u32 nlen;
-				int ret = dns_run(buf, k, name, &nlen);
-
-				if (ret != want && !bad++)
-					snprintf(msg, sizeof(msg), "%.40s cut at %zu: %s, expected %s",
-						 names[i], k, name_results[ret & 3],
-						 name_results[want]);
-			}
-		}
-		tap_result(!bad, "bb_dns_qname: cut at every length, a name only when whole",
-			   "%lu wrong; first: %s", bad, msg);
-	}
-
-	/*
-	 * Random questions: whatever comes out is a dotted name of labels 1..63 bytes,
-	 * at most 253 bytes, lowercase, and it is the wire name read back.
-	 */
-	{
-		unsigned long runs = 0, wrong = 0, found = 0;
-
-		msg[0] = 0;
-		for (k = 0; k < 200000; k++) {
-			size_t wire_len = rng_next() % 300, j, cut;
-			__u8 wire[300];
+		for (k = 0; k <= full; k++) {
+			int want = k < wire_end ? BB_NAME_BAD :
+				   names[i][0] ? BB_NAME_FOUND : BB_NAME_EMPTY;
 			__u32 nlen;
-			int ret;
+			int ret = dns_run(buf, k, name, &nlen);
 
-			for (j = 0; j < wire_len; j++) {
-				__u64 r = rng_next();
-
-				/* mostly letters, some label lengths, zeros, pointers */
-				wire[j] = r % 8 == 0 ? (r >> 8) % 64 : r % 8 == 1 ? 0 :
-					  r % 8 == 2 ? (__u8)(r >> 8) : 'A' + (r >> 8) % 58;
-			}
-			/* a fair share of well-formed names */
-			if (k % 2) {
-				size_t at = 0;
-
-				while (at + 1 < wire_len) {
-					size_t l = 1 + rng_next() % 20;
-
-					if (at + 1 + l >= wire_len)
-						break;
-					wire[at] = l;
-					at += l + 1;
-				}
-				if (at < wire_len)
-					wire[at] = 0;
-			}
-			len = dns_build(buf, 0, 0, NULL, (const char *)wire, wire_len);
-			cut = rng_next() % 4 ? len : rng_next() % (len + 1);
-			ret = dns_run(buf, cut, name, &nlen);
-			runs++;
-			if (ret != BB_NAME_FOUND)
-				continue;
-			found++;
-			/* the wire labels, lowercased, joined by dots: nothing else */
-			{
-				char want[600];
-				size_t at = 12, w = 0, l;
-				bool ok = true;
-
-				while (ok && at < cut && buf[at]) {
-					l = buf[at];
-					ok = l <= 63 && at + 1 + l < cut;
-					for (j = 0; ok && j < l; j++) {
-						__u8 ch = buf[at + 1 + j];
-
-						want[w++] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
-					}
-					at += l + 1;
-					if (ok && at < cut && buf[at])
-						want[w++] = '.';
-				}
-				want[w] = 0;
-				ok = ok && w == nlen && w <= BB_NAME_MAX && !memcmp(want, name, w);
-				if (!ok && !wrong++)
-					snprintf(msg, sizeof(msg), "%u bytes, the wire says %zu",
-						 nlen, w);
-			}
+			if (ret != want && !bad++)
+				snprintf(msg, sizeof(msg), "%.40s cut at %zu: %s, expected %s",
+					 names[i], k, name_results[ret & 3],
+					 name_results[want]);
 		}
-		tap_result(!wrong && found > 1000, "bb_dns_qname: 200,000 random questions, every "
-			   "name found reads back as its wire form", "%lu of %lu found wrong (%lu "
-			   "runs); first: %s", wrong, found, runs, msg);
 	}
+	tap_result(!bad, "bb_dns_qname: cut at every length, a name only when whole",
+		   "%lu wrong; first: %s", bad, msg);
+}
+
+/*
+ * Random questions: whatever comes out is a dotted name of labels 1..63 bytes,
+ * at most 253 bytes, lowercase, and it is the wire name read back.
+ */
+static void test_dns_random(void)
+{
+	unsigned long runs = 0, wrong = 0, found = 0;
+	char name[512], msg[400];
+	__u8 buf[600];
+	size_t len, k;
+
+	msg[0] = 0;
+	for (k = 0; k < 200000; k++) {
+		size_t wire_len = rng_next() % 300, j, cut;
+		__u8 wire[300];
+		struct pkt_dns q = { .wire = wire, .wire_len = wire_len, .id = DNS_ID };
+		__u32 nlen;
+		int ret;
+
+		for (j = 0; j < wire_len; j++) {
+			__u64 r = rng_next();
+
+			/* mostly letters, some label lengths, zeros, pointers */
+			wire[j] = r % 8 == 0 ? (r >> 8) % 64 : r % 8 == 1 ? 0 :
+				  r % 8 == 2 ? (__u8)(r >> 8) : 'A' + (r >> 8) % 58;
+		}
+		/* a fair share of well-formed names */
+		if (k % 2) {
+			size_t at = 0;
+
+			while (at + 1 < wire_len) {
+				size_t l = 1 + rng_next() % 20;
+
+				if (at + 1 + l >= wire_len)
+					break;
+				wire[at] = l;
+				at += l + 1;
+			}
+			if (at < wire_len)
+				wire[at] = 0;
+		}
+		len = pkt_dns(&q, buf, sizeof(buf));
+		cut = rng_next() % 4 ? len : rng_next() % (len + 1);
+		ret = dns_run(buf, cut, name, &nlen);
+		runs++;
+		if (ret != BB_NAME_FOUND)
+			continue;
+		found++;
+		/* the wire labels, lowercased, joined by dots: nothing else */
+		{
+			char want[600];
+			size_t at = 12, w = 0, l;
+			bool ok = true;
+
+			while (ok && at < cut && buf[at]) {
+				l = buf[at];
+				ok = l <= 63 && at + 1 + l < cut;
+				for (j = 0; ok && j < l; j++) {
+					__u8 ch = buf[at + 1 + j];
+
+					want[w++] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
+				}
+				at += l + 1;
+				if (ok && at < cut && buf[at])
+					want[w++] = '.';
+			}
+			want[w] = 0;
+			ok = ok && w == nlen && w <= BB_NAME_MAX && !memcmp(want, name, w);
+			if (!ok && !wrong++)
+				snprintf(msg, sizeof(msg), "%u bytes, the wire says %zu",
+					 nlen, w);
+		}
+	}
+	tap_result(!wrong && found > 1000, "bb_dns_qname: 200,000 random questions, every "
+		   "name found reads back as its wire form", "%lu of %lu found wrong (%lu "
+		   "runs); first: %s", wrong, found, runs, msg);
 }
 
 /* ---- HTTP requests ---- */
@@ -532,133 +526,15 @@ static void test_http_alignments(void)
 
 /* ---- TLS ClientHello walk ---- */
 
-struct hello_spec {
-	const char *sni;	/* NULL: no server_name */
-	unsigned int grease;	/* empty extensions before the SNI */
-	unsigned int key_share;	/* key share bytes before the SNI (0: none) */
-	bool ech;		/* an encrypted_client_hello extension before the SNI */
-	bool sni_first;		/* SNI before everything else */
-	unsigned int after;	/* extensions after the SNI */
-	int lie;		/* one of LIE_* */
-};
-
-enum {
-	LIE_NONE,
-	LIE_RECORD_TYPE,	/* 23 */
-	LIE_RECORD_VERSION,	/* 2.0 */
-	LIE_RECORD_SHORT,	/* record length 3 */
-	LIE_HS_TYPE,		/* 2 */
-	LIE_HS_PAST_RECORD,
-	LIE_SESSION_ID_33,
-	LIE_CIPHERS_ZERO,
-	LIE_CIPHERS_ODD,
-	LIE_NO_COMPRESSION,
-	LIE_NO_EXTENSIONS,
-	LIE_EXTS_PAST_HELLO,
-	LIE_EXTS_ONE_BYTE,	/* the extensions' length leaves one byte: no room for a header */
-	LIE_EXT_PAST_END,
-	LIE_SNI_LIST_SHORT,
-	LIE_SNI_TYPE,
-	LIE_SNI_EMPTY_NAME,
-	LIE_SNI_EXT_SHORT,
-	LIE_SNI_NAME_PAST_END,
-};
-
-/* A ClientHello; *sni_off: the SNI name's first byte (0: none). */
-static size_t hello_build(const struct hello_spec *h, __u8 *p, size_t *sni_off)
-{
-	size_t off = 9, i, exts = 0, first_ext = 0, sni_ext = 0, n;
-
-	*sni_off = 0;
-	p[0] = h->lie == LIE_RECORD_TYPE ? 23 : 22;
-	p[1] = h->lie == LIE_RECORD_VERSION ? 2 : 3;
-	p[2] = 1;
-	p[5] = h->lie == LIE_HS_TYPE ? 2 : 1;
-	p[6] = 0;
-	p[off++] = 3;
-	p[off++] = 3;
-	for (i = 0; i < 32; i++)
-		p[off++] = i;
-	n = h->lie == LIE_SESSION_ID_33 ? 33 : 32;
-	p[off++] = n;
-	for (i = 0; i < n; i++)
-		p[off++] = 0xa0 + i % 32;
-	n = h->lie == LIE_CIPHERS_ZERO ? 0 : h->lie == LIE_CIPHERS_ODD ? 5 : 6;
-	put16(p + off, n);
-	off += 2;
-	for (i = 0; i < 6; i++)
-		p[off + i] = 0x13;
-	off += 6 - (h->lie == LIE_CIPHERS_ZERO ? 6 : 0);
-	if (h->lie == LIE_NO_COMPRESSION) {
-		p[off++] = 0;
-	} else {
-		p[off++] = 1;
-		p[off++] = 0;
-	}
-	if (h->lie != LIE_NO_EXTENSIONS) {
-		exts = off;
-		off += 2;
-		first_ext = off;
-		for (i = 0; i < h->grease; i++, off += 4)
-			put16(p + off, 0x0a0a + 0x1010 * (i % 16)), put16(p + off + 2, 0);
-		if (h->ech) {
-			put16(p + off, BB_TLS_EXT_ECH);
-			put16(p + off + 2, 40);
-			memset(p + off + 4, 0xec, 40);
-			off += 44;
-		}
-		if (h->key_share) {
-			put16(p + off, 0x0033);
-			put16(p + off + 2, h->key_share);
-			memset(p + off + 4, 0xab, h->key_share);
-			off += 4 + h->key_share;
-		}
-		if (h->sni) {
-			size_t name_len = strlen(h->sni);
-
-			if (h->sni_first)
-				off = first_ext;
-			sni_ext = off;
-			put16(p + off, BB_TLS_EXT_SERVER_NAME);
-			put16(p + off + 2, 5 + name_len);
-			put16(p + off + 4, 3 + name_len);
-			p[off + 6] = 0;
-			put16(p + off + 7, name_len);
-			memcpy(p + off + 9, h->sni, name_len);
-			*sni_off = off + 9;
-			off += 9 + name_len;
-		}
-		for (i = 0; i < h->after; i++, off += 6) {
-			put16(p + off, 0x002b);
-			put16(p + off + 2, 2);
-			put16(p + off + 4, 0x0304);
-		}
-		put16(p + exts, off - exts - 2 + (h->lie == LIE_EXTS_PAST_HELLO));
-		if (h->lie == LIE_EXTS_ONE_BYTE) {
-			put16(p + exts, 1);
-			off = exts + 3;
-		}
-	}
-	put16(p + 7, off - 9 + (h->lie == LIE_HS_PAST_RECORD));
-	put16(p + 3, h->lie == LIE_RECORD_SHORT ? 3 : off - 5);
-	if (sni_ext) {
-		size_t name_len = strlen(h->sni);
-
-		if (h->lie == LIE_SNI_LIST_SHORT)
-			put16(p + sni_ext + 4, 2 + name_len);
-		if (h->lie == LIE_SNI_TYPE)
-			p[sni_ext + 6] = 1;
-		if (h->lie == LIE_SNI_EMPTY_NAME)
-			put16(p + sni_ext + 7, 0);
-		if (h->lie == LIE_SNI_EXT_SHORT)
-			put16(p + sni_ext + 2, 4);
-		if (h->lie == LIE_SNI_NAME_PAST_END)
-			put16(p + sni_ext + 7, off - *sni_off + 1), put16(p + sni_ext + 4, 0xffff);
-	}
-	if (h->lie == LIE_EXT_PAST_END && first_ext < off)
-		put16(p + first_ext + 2, off - first_ext - 4 + 1);
-	return off;
-}
+/*
+ * The ClientHellos of these tables: a bare client's (three suites), extensions by
+ * pkt.h's letters: G GREASE, S server_name, k a key share of opaque bytes, e an
+ * opaque ECH extension, v supported_versions.
+ */
+#define HELLO(e, ...)	{ .client = PKT_CLIENT_BARE, .exts = (e), __VA_ARGS__ }
+#define EVIL(e, ...)	HELLO(e, .sni = "evil.example", __VA_ARGS__)
+#define GREASE8		"GGGGGGGG"
+#define GREASE32	GREASE8 GREASE8 GREASE8 GREASE8
 
 /*
  * The walk as bpf/bloomblock.bpf.c drives it: segment after segment, each an exact
@@ -687,60 +563,49 @@ static int tls_segments(const __u8 *hello, const size_t *cuts, size_t n_cuts,
 	return ret;
 }
 
+/* The ClientHello under test: room for the one whose key share passes 16 KB. */
+static __u8 tls_hello[20000];
+
 struct tls_case {
 	const char *name;
-	struct hello_spec h;
+	struct pkt_hello h;
 	int result;
 	bool ech;		/* w->ech after the walk */
 };
 
 static const struct tls_case tls_cases[] = {
-	{ "SNI only",			{ .sni = "evil.example" }, BB_TLS_SNI },
-	{ "SNI after GREASE",		{ .sni = "evil.example", .grease = 3 }, BB_TLS_SNI },
-	{ "SNI after a key share",	{ .sni = "evil.example", .key_share = 1220 }, BB_TLS_SNI },
-	{ "SNI first, extensions after it", { .sni = "evil.example", .sni_first = true, .after = 5 },
-	  BB_TLS_SNI },
-	{ "SNI of 253 bytes",		{ .sni = http_host253, .grease = 1 }, BB_TLS_SNI },
-	{ "ECH before the SNI",		{ .sni = "public.example", .ech = true }, BB_TLS_SNI, true },
-	{ "ECH without SNI",		{ .ech = true }, BB_TLS_NO_SNI, true },
-	{ "no SNI",			{ .grease = 2, .after = 2 }, BB_TLS_NO_SNI },
-	{ "empty extensions",		{ 0 }, BB_TLS_NO_SNI },
-	{ "no extensions",		{ .sni = "evil.example", .lie = LIE_NO_EXTENSIONS },
-	  BB_TLS_NO_SNI },
-	{ "32 extensions before the SNI", { .sni = "evil.example", .grease = 32 }, BB_TLS_SNI },
-	{ "33 extensions before the SNI: more than one walk follows",
-	  { .sni = "evil.example", .grease = 33 }, BB_TLS_BAD },
-	{ "record type 23",		{ .sni = "evil.example", .lie = LIE_RECORD_TYPE }, BB_TLS_BAD },
-	{ "record version 2",		{ .sni = "evil.example", .lie = LIE_RECORD_VERSION },
+	{ "SNI only",			EVIL("S"), BB_TLS_SNI },
+	{ "SNI after GREASE",		EVIL("GGGS"), BB_TLS_SNI },
+	{ "SNI after a key share",	EVIL("kS", .key_share = 1220), BB_TLS_SNI },
+	{ "SNI first, extensions after it", EVIL("Svvvvv"), BB_TLS_SNI },
+	{ "SNI of 253 bytes",		HELLO("GS", .sni = http_host253), BB_TLS_SNI },
+	{ "ECH before the SNI",		HELLO("eS", .sni = "public.example"), BB_TLS_SNI, true },
+	{ "ECH without SNI",		HELLO("e"), BB_TLS_NO_SNI, true },
+	{ "no SNI",			HELLO("GGvv"), BB_TLS_NO_SNI },
+	{ "empty extensions",		HELLO(""), BB_TLS_NO_SNI },
+	{ "no extensions",		EVIL("S", .lie = PKT_LIE_NO_EXTENSIONS), BB_TLS_NO_SNI },
+	{ "32 extensions before the SNI", EVIL(GREASE32 "S"), BB_TLS_SNI },
+	{ "33 extensions before the SNI: more than one walk follows", EVIL(GREASE32 "GS"),
 	  BB_TLS_BAD },
-	{ "record length 3",		{ .sni = "evil.example", .lie = LIE_RECORD_SHORT },
+	{ "record type 23",		EVIL("S", .lie = PKT_LIE_RECORD_TYPE), BB_TLS_BAD },
+	{ "record version 2",		EVIL("S", .lie = PKT_LIE_RECORD_VERSION), BB_TLS_BAD },
+	{ "record length 3",		EVIL("S", .lie = PKT_LIE_RECORD_SHORT), BB_TLS_BAD },
+	{ "handshake type 2",		EVIL("S", .lie = PKT_LIE_HS_TYPE), BB_TLS_BAD },
+	{ "handshake past the record",	EVIL("S", .lie = PKT_LIE_HS_PAST_RECORD), BB_TLS_BAD },
+	{ "session id 33",		EVIL("S", .lie = PKT_LIE_SESSION_ID_33), BB_TLS_BAD },
+	{ "no cipher suites",		EVIL("S", .lie = PKT_LIE_CIPHERS_ZERO), BB_TLS_BAD },
+	{ "odd cipher suites length",	EVIL("S", .lie = PKT_LIE_CIPHERS_ODD), BB_TLS_BAD },
+	{ "no compression methods",	EVIL("S", .lie = PKT_LIE_NO_COMPRESSION), BB_TLS_BAD },
+	{ "extensions past the ClientHello", EVIL("S", .lie = PKT_LIE_EXTS_PAST_HELLO),
 	  BB_TLS_BAD },
-	{ "handshake type 2",		{ .sni = "evil.example", .lie = LIE_HS_TYPE }, BB_TLS_BAD },
-	{ "handshake past the record",	{ .sni = "evil.example", .lie = LIE_HS_PAST_RECORD },
+	{ "extensions of one byte",	EVIL("S", .lie = PKT_LIE_EXTS_ONE_BYTE), BB_TLS_BAD },
+	{ "an extension past the extensions", EVIL("GS", .lie = PKT_LIE_EXT_PAST_END),
 	  BB_TLS_BAD },
-	{ "session id 33",		{ .sni = "evil.example", .lie = LIE_SESSION_ID_33 },
-	  BB_TLS_BAD },
-	{ "no cipher suites",		{ .sni = "evil.example", .lie = LIE_CIPHERS_ZERO },
-	  BB_TLS_BAD },
-	{ "odd cipher suites length",	{ .sni = "evil.example", .lie = LIE_CIPHERS_ODD },
-	  BB_TLS_BAD },
-	{ "no compression methods",	{ .sni = "evil.example", .lie = LIE_NO_COMPRESSION },
-	  BB_TLS_BAD },
-	{ "extensions past the ClientHello", { .sni = "evil.example", .lie = LIE_EXTS_PAST_HELLO },
-	  BB_TLS_BAD },
-	{ "extensions of one byte",	{ .sni = "evil.example", .lie = LIE_EXTS_ONE_BYTE },
-	  BB_TLS_BAD },
-	{ "an extension past the extensions", { .sni = "evil.example", .grease = 1,
-	  .lie = LIE_EXT_PAST_END }, BB_TLS_BAD },
-	{ "SNI list too short for its name", { .sni = "evil.example", .lie = LIE_SNI_LIST_SHORT },
-	  BB_TLS_BAD },
-	{ "SNI name type 1",		{ .sni = "evil.example", .lie = LIE_SNI_TYPE }, BB_TLS_BAD },
-	{ "SNI name of 0 bytes",	{ .sni = "evil.example", .lie = LIE_SNI_EMPTY_NAME },
-	  BB_TLS_BAD },
-	{ "server_name extension of 4 bytes", { .sni = "evil.example", .lie = LIE_SNI_EXT_SHORT },
-	  BB_TLS_BAD },
-	{ "SNI name past the extensions", { .sni = "evil.example", .lie = LIE_SNI_NAME_PAST_END },
-	  BB_TLS_BAD },
+	{ "SNI list too short for its name", EVIL("S", .lie = PKT_LIE_SNI_LIST_SHORT), BB_TLS_BAD },
+	{ "SNI name type 1",		EVIL("S", .lie = PKT_LIE_SNI_TYPE), BB_TLS_BAD },
+	{ "SNI name of 0 bytes",	EVIL("S", .lie = PKT_LIE_SNI_EMPTY_NAME), BB_TLS_BAD },
+	{ "server_name extension of 4 bytes", EVIL("S", .lie = PKT_LIE_SNI_EXT_SHORT), BB_TLS_BAD },
+	{ "SNI name past the extensions", EVIL("S", .lie = PKT_LIE_SNI_ALL_PAST_END), BB_TLS_BAD },
 };
 
 /*
@@ -777,7 +642,7 @@ static int tls_compare(const __u8 *seg, size_t n, bool *answered, char *msg, siz
 
 static void test_tls_whole(void)
 {
-	static __u8 hello[20000], mutated[20000];
+	static __u8 mutated[20000];
 	unsigned int i, rep, differ = 0, declined = 0, answered_n = 0, mutations = 0;
 	char msg[300] = "", first[400] = "";
 	size_t len, sni_off;
@@ -786,8 +651,8 @@ static void test_tls_whole(void)
 	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
 		const struct tls_case *c = &tls_cases[i];
 
-		len = hello_build(&c->h, hello, &sni_off);
-		if (tls_compare(hello, len, &answered, msg, sizeof(msg)) && !differ++)
+		len = pkt_hello(&c->h, tls_hello, sizeof(tls_hello), &sni_off);
+		if (tls_compare(tls_hello, len, &answered, msg, sizeof(msg)) && !differ++)
 			snprintf(first, sizeof(first), "%s: %s", c->name, msg);
 		answered_n += answered;
 		/* a whole, valid hello: the fast path must take it */
@@ -810,10 +675,10 @@ static void test_tls_whole(void)
 			sni[rep] = 'a' + rep % 26;
 		sni[i] = 0;
 		for (after = 0; after < 2; after++) {
-			struct hello_spec h = { .sni = sni, .after = after };
+			struct pkt_hello h = HELLO(after ? "Sv" : "S", .sni = sni);
 
-			len = hello_build(&h, hello, &sni_off);
-			if (tls_compare(hello, len, &answered, msg, sizeof(msg)) && !differ++)
+			len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
+			if (tls_compare(tls_hello, len, &answered, msg, sizeof(msg)) && !differ++)
 				snprintf(first, sizeof(first), "%u bytes: %s", i, msg);
 			answered_n += answered;
 			if (!answered && !declined++ && !differ)
@@ -834,12 +699,12 @@ static void test_tls_whole(void)
 
 		if (c->result != BB_TLS_SNI)
 			continue;
-		len = hello_build(&c->h, hello, &sni_off);
+		len = pkt_hello(&c->h, tls_hello, sizeof(tls_hello), &sni_off);
 		span = sni_off + strlen(c->h.sni) + 4;
 		for (rep = 0; rep < 3000; rep++) {
 			size_t n = len, k, flips = 1 + rng_next() % 3;
 
-			memcpy(mutated, hello, len);
+			memcpy(mutated, tls_hello, len);
 			if (rep % 4 == 0) {
 				n = rng_next() % (len + 1);	/* the segment cut short */
 			} else {
@@ -858,19 +723,18 @@ static void test_tls_whole(void)
 
 static void test_tls(void)
 {
-	static __u8 hello[20000];
 	struct bb_tls_walk w;
-	char name[200], msg[300];
-	size_t i, len, sni_off, seg, k, k2, cut;
+	char name[200];
+	size_t i, len, sni_off, seg, cut;
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
 		const struct tls_case *c = &tls_cases[i];
 		bool ok;
 
-		len = hello_build(&c->h, hello, &sni_off);
+		len = pkt_hello(&c->h, tls_hello, sizeof(tls_hello), &sni_off);
 		cut = len;
-		ret = tls_segments(hello, &cut, 1, &w, &seg);
+		ret = tls_segments(tls_hello, &cut, 1, &w, &seg);
 		snprintf(name, sizeof(name), "bb_tls_walk: %s", c->name);
 		ok = ret == c->result && w.ech == c->ech;
 		if (ok && ret == BB_TLS_SNI)
@@ -883,19 +747,19 @@ static void test_tls(void)
 	/* the name's length: up to 254 bytes (253 and a trailing dot) fits a key */
 	{
 		char sni[300];
-		struct hello_spec h = { .sni = sni };
+		struct pkt_hello h = HELLO("S", .sni = sni);
 		int r254, r255;
 
 		memset(sni, 'a', 255);
 		sni[254] = 0;
-		len = hello_build(&h, hello, &sni_off);
+		len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
 		cut = len;
-		r254 = tls_segments(hello, &cut, 1, &w, &seg);
+		r254 = tls_segments(tls_hello, &cut, 1, &w, &seg);
 		sni[254] = 'a';
 		sni[255] = 0;
-		len = hello_build(&h, hello, &sni_off);
+		len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
 		cut = len;
-		r255 = tls_segments(hello, &cut, 1, &w, &seg);
+		r255 = tls_segments(tls_hello, &cut, 1, &w, &seg);
 		tap_result(r254 == BB_TLS_SNI && r255 == BB_TLS_BAD,
 			   "bb_tls_walk: a 254-byte SNI is read, a 255-byte one is not",
 			   "254: %s, 255: %s", tls_results[r254 & 3], tls_results[r255 & 3]);
@@ -903,153 +767,170 @@ static void test_tls(void)
 
 	/* a field past BB_TLS_MAX_BYTES of stream is never read */
 	{
-		struct hello_spec h = { .sni = "evil.example", .key_share = 16400 };
+		struct pkt_hello h = EVIL("kS", .key_share = 16400);
 
-		len = hello_build(&h, hello, &sni_off);
+		len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
 		cut = len;
-		ret = tls_segments(hello, &cut, 1, &w, &seg);
+		ret = tls_segments(tls_hello, &cut, 1, &w, &seg);
 		tap_result(ret == BB_TLS_BAD, "bb_tls_walk: an SNI past 16 KB of stream is not read",
 			   "%s", tls_results[ret & 3]);
 	}
+}
 
-	/*
-	 * Split in two at every byte, in three at every pair, and one byte a segment:
-	 * the SNI comes out whole, in the segment that holds its last byte; every
-	 * earlier segment wants more.
-	 */
-	{
-		static const struct hello_spec specs[] = {
-			{ .sni = "www.evil.example", .grease = 2, .after = 2 },
-			{ .sni = "evil.example", .ech = true, .key_share = 300 },
-		};
-		unsigned long runs = 0, bad = 0;
-		size_t s, cuts[3], sni_seg;
+/*
+ * Split in two at every byte, in three at every pair, and one byte a segment:
+ * the SNI comes out whole, in the segment that holds its last byte; every
+ * earlier segment wants more.
+ */
+static void test_tls_splits(void)
+{
+	static const struct tls_case specs[] = {
+		{ "GREASE, SNI, versions", HELLO("GGSvv", .sni = "www.evil.example"), BB_TLS_SNI },
+		{ "ECH, a key share, SNI", EVIL("ekS", .key_share = 300), BB_TLS_SNI, true },
+	};
+	size_t len, sni_off, seg, k, k2, s, cuts[3], sni_seg;
+	unsigned long runs = 0, bad = 0;
+	struct bb_tls_walk w;
+	char msg[300] = "";
+	int ret;
 
-		msg[0] = 0;
-		for (s = 0; s < ARRAY_SIZE(specs); s++) {
-			size_t last = 0;
+	for (s = 0; s < ARRAY_SIZE(specs); s++) {
+		size_t last = 0;
 
-			len = hello_build(&specs[s], hello, &sni_off);
-			last = sni_off + strlen(specs[s].sni) - 1;	/* the name's last byte */
-			for (k = 1; k < len; k++) {
+		len = pkt_hello(&specs[s].h, tls_hello, sizeof(tls_hello), &sni_off);
+		last = sni_off + strlen(specs[s].h.sni) - 1;	/* the name's last byte */
+		for (k = 1; k < len; k++) {
+			cuts[0] = k;
+			cuts[1] = len;
+			sni_seg = last < k ? 0 : 1;
+			ret = tls_segments(tls_hello, cuts, 2, &w, &seg);
+			runs++;
+			if ((ret != BB_TLS_SNI || seg != sni_seg ||
+			     memcmp(w.buf, specs[s].h.sni, w.name_len) ||
+			     w.name_len != strlen(specs[s].h.sni)) && !bad++)
+				snprintf(msg, sizeof(msg), "hello %zu split at %zu: %s in "
+					 "segment %zu", s, k, tls_results[ret & 3], seg + 1);
+		}
+		for (k = 1; k < len; k += 3) {
+			for (k2 = k + 1; k2 < len; k2 += 3) {
 				cuts[0] = k;
-				cuts[1] = len;
-				sni_seg = last < k ? 0 : 1;
-				ret = tls_segments(hello, cuts, 2, &w, &seg);
+				cuts[1] = k2;
+				cuts[2] = len;
+				sni_seg = last < k ? 0 : last < k2 ? 1 : 2;
+				ret = tls_segments(tls_hello, cuts, 3, &w, &seg);
 				runs++;
 				if ((ret != BB_TLS_SNI || seg != sni_seg ||
-				     memcmp(w.buf, specs[s].sni, w.name_len) ||
-				     w.name_len != strlen(specs[s].sni)) && !bad++)
-					snprintf(msg, sizeof(msg), "hello %zu split at %zu: %s in "
-						 "segment %zu", s, k, tls_results[ret & 3], seg + 1);
-			}
-			for (k = 1; k < len; k += 3) {
-				for (k2 = k + 1; k2 < len; k2 += 3) {
-					cuts[0] = k;
-					cuts[1] = k2;
-					cuts[2] = len;
-					sni_seg = last < k ? 0 : last < k2 ? 1 : 2;
-					ret = tls_segments(hello, cuts, 3, &w, &seg);
-					runs++;
-					if ((ret != BB_TLS_SNI || seg != sni_seg ||
-					     memcmp(w.buf, specs[s].sni, w.name_len)) && !bad++)
-						snprintf(msg, sizeof(msg), "hello %zu split at %zu, "
-							 "%zu: %s in segment %zu", s, k, k2,
-							 tls_results[ret & 3], seg + 1);
-				}
+				     memcmp(w.buf, specs[s].h.sni, w.name_len)) && !bad++)
+					snprintf(msg, sizeof(msg), "hello %zu split at %zu, "
+						 "%zu: %s in segment %zu", s, k, k2,
+						 tls_results[ret & 3], seg + 1);
 			}
 		}
-		tap_result(!bad, "bb_tls_walk: split in 2 at every byte and in 3 at every third "
-			   "pair, the SNI comes out whole in the segment that completes it",
-			   "%lu of %lu wrong; first: %s", bad, runs, msg);
+	}
+	tap_result(!bad, "bb_tls_walk: split in 2 at every byte and in 3 at every third "
+		   "pair, the SNI comes out whole in the segment that completes it",
+		   "%lu of %lu wrong; first: %s", bad, runs, msg);
 
-		/* one byte a segment */
-		for (s = 0, bad = 0; s < ARRAY_SIZE(specs); s++) {
-			size_t *each;
+	/* one byte a segment */
+	for (s = 0, bad = 0; s < ARRAY_SIZE(specs); s++) {
+		size_t *each;
 
-			len = hello_build(&specs[s], hello, &sni_off);
-			each = calloc(len, sizeof(*each));
-			if (!each)
-				break;
-			for (k = 0; k < len; k++)
-				each[k] = k + 1;
-			ret = tls_segments(hello, each, len, &w, &seg);
-			if (ret != BB_TLS_SNI || seg != sni_off + strlen(specs[s].sni) - 1 ||
-			    w.name_len != strlen(specs[s].sni) ||
-			    memcmp(w.buf, specs[s].sni, w.name_len) || w.ech != specs[s].ech) {
-				bad++;
-				snprintf(msg, sizeof(msg), "hello %zu: %s in segment %zu, the name "
-					 "ends in %zu", s, tls_results[ret & 3], seg + 1,
-					 sni_off + strlen(specs[s].sni));
-			}
-			free(each);
+		len = pkt_hello(&specs[s].h, tls_hello, sizeof(tls_hello), &sni_off);
+		each = calloc(len, sizeof(*each));
+		if (!each)
+			break;
+		for (k = 0; k < len; k++)
+			each[k] = k + 1;
+		ret = tls_segments(tls_hello, each, len, &w, &seg);
+		if (ret != BB_TLS_SNI || seg != sni_off + strlen(specs[s].h.sni) - 1 ||
+		    w.name_len != strlen(specs[s].h.sni) ||
+		    memcmp(w.buf, specs[s].h.sni, w.name_len) || w.ech != specs[s].ech) {
+			bad++;
+			snprintf(msg, sizeof(msg), "hello %zu: %s in segment %zu, the name "
+				 "ends in %zu", s, tls_results[ret & 3], seg + 1,
+				 sni_off + strlen(specs[s].h.sni));
 		}
-		tap_result(!bad, "bb_tls_walk: one byte a segment, the SNI comes out at its last "
-			   "byte", "%s", msg);
+		free(each);
 	}
+	tap_result(!bad, "bb_tls_walk: one byte a segment, the SNI comes out at its last "
+		   "byte", "%s", msg);
+}
 
-	/* the step budget is per segment: 33 extensions before the SNI pass in two */
-	{
-		struct hello_spec h = { .sni = "evil.example", .grease = 33 };
-		size_t cuts[2];
+/* the step budget is per segment: 33 extensions before the SNI pass in two */
+static void test_tls_budget(void)
+{
+	struct pkt_hello h = EVIL(GREASE32 "GS");
+	size_t len, sni_off, seg, cuts[2];
+	struct bb_tls_walk w;
+	int ret;
 
-		len = hello_build(&h, hello, &sni_off);
-		cuts[0] = sni_off - 9 - 4 * 10;
-		cuts[1] = len;
-		ret = tls_segments(hello, cuts, 2, &w, &seg);
-		tap_result(ret == BB_TLS_SNI && seg == 1, "bb_tls_walk: the step budget is per "
-			   "segment (33 extensions before the SNI, in two segments)", "%s in %zu",
-			   tls_results[ret & 3], seg + 1);
-	}
+	len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
+	cuts[0] = sni_off - 9 - 4 * 10;
+	cuts[1] = len;
+	ret = tls_segments(tls_hello, cuts, 2, &w, &seg);
+	tap_result(ret == BB_TLS_SNI && seg == 1, "bb_tls_walk: the step budget is per "
+		   "segment (33 extensions before the SNI, in two segments)", "%s in %zu",
+		   tls_results[ret & 3], seg + 1);
+}
 
-	/* malformed ClientHellos: cut anywhere, they never turn into an SNI */
-	{
-		unsigned long runs = 0, wrong = 0;
+/* malformed ClientHellos: cut anywhere, they never turn into an SNI */
+static void test_tls_malformed(void)
+{
+	size_t i, len, sni_off, seg, k;
+	unsigned long runs = 0, wrong = 0;
+	struct bb_tls_walk w;
+	char msg[300] = "";
+	int ret;
 
-		msg[0] = 0;
-		for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
-			const struct tls_case *c = &tls_cases[i];
+	for (i = 0; i < ARRAY_SIZE(tls_cases); i++) {
+		const struct tls_case *c = &tls_cases[i];
 
-			if (c->result != BB_TLS_BAD || c->h.lie == LIE_NONE)
-				continue;	/* the step budget is per segment: not a lie */
-			len = hello_build(&c->h, hello, &sni_off);
-			for (k = 1; k < len; k++) {
-				size_t cuts[2] = { k, len };
+		if (c->result != BB_TLS_BAD || c->h.lie == PKT_LIE_NONE)
+			continue;	/* the step budget is per segment: not a lie */
+		len = pkt_hello(&c->h, tls_hello, sizeof(tls_hello), &sni_off);
+		for (k = 1; k < len; k++) {
+			size_t cuts[2] = { k, len };
 
-				ret = tls_segments(hello, cuts, 2, &w, &seg);
-				runs++;
-				if (ret != BB_TLS_BAD && !wrong++)
-					snprintf(msg, sizeof(msg), "%s split at %zu: %s", c->name, k,
-						 tls_results[ret & 3]);
-			}
+			ret = tls_segments(tls_hello, cuts, 2, &w, &seg);
+			runs++;
+			if (ret != BB_TLS_BAD && !wrong++)
+				snprintf(msg, sizeof(msg), "%s split at %zu: %s", c->name, k,
+					 tls_results[ret & 3]);
 		}
-		tap_result(!wrong && runs, "bb_tls_walk: every malformed ClientHello split at every "
-			   "byte is still malformed", "%lu of %lu wrong; first: %s", wrong, runs,
-			   msg);
 	}
+	tap_result(!wrong && runs, "bb_tls_walk: every malformed ClientHello split at every "
+		   "byte is still malformed", "%lu of %lu wrong; first: %s", wrong, runs,
+		   msg);
+}
 
-	/* random bytes after a record header: bounded, never past the buffers (ASan) */
-	{
-		unsigned long sni = 0;
+/* random bytes after a record header: bounded, never past the buffers (ASan) */
+static void test_tls_flipped(void)
+{
+	size_t len, sni_off, seg, k;
+	unsigned long sni = 0;
+	struct bb_tls_walk w;
+	int ret;
 
-		for (k = 0; k < 100000; k++) {
-			struct hello_spec h = { .sni = "evil.example", .grease = k % 5,
-						.after = k % 3 };
-			size_t cuts[3], flips = 1 + rng_next() % 4, f;
+	for (k = 0; k < 100000; k++) {
+		char exts[16];
+		struct pkt_hello h = EVIL(exts);
+		size_t cuts[3], flips = 1 + rng_next() % 4, f;
 
-			len = hello_build(&h, hello, &sni_off);
-			for (f = 0; f < flips; f++)
-				hello[rng_next() % len] = rng_next();
-			cuts[0] = 1 + rng_next() % (len - 1);
-			cuts[1] = cuts[0] + rng_next() % (len - cuts[0]);
-			cuts[2] = len;
-			ret = tls_segments(hello, cuts, 3, &w, &seg);
-			if (ret == BB_TLS_SNI)
-				sni++;
-		}
-		tap_result(sni > 0, "bb_tls_walk: 100,000 ClientHellos with random bytes flipped, "
-			   "random segments", "%lu SNIs", sni);
+		/* 0 to 4 GREASE extensions before the SNI, 0 to 2 after it */
+		snprintf(exts, sizeof(exts), "%.*sS%.*s", (int)(k % 5), "GGGG",
+			 (int)(k % 3), "vv");
+		len = pkt_hello(&h, tls_hello, sizeof(tls_hello), &sni_off);
+		for (f = 0; f < flips; f++)
+			tls_hello[rng_next() % len] = rng_next();
+		cuts[0] = 1 + rng_next() % (len - 1);
+		cuts[1] = cuts[0] + rng_next() % (len - cuts[0]);
+		cuts[2] = len;
+		ret = tls_segments(tls_hello, cuts, 3, &w, &seg);
+		if (ret == BB_TLS_SNI)
+			sni++;
 	}
+	tap_result(sni > 0, "bb_tls_walk: 100,000 ClientHellos with random bytes flipped, "
+		   "random segments", "%lu SNIs", sni);
 }
 
 /* ---- bb_name_parents, bb_url_path_prefixes, bb_name_finish ---- */
@@ -1140,7 +1021,8 @@ static void test_parents_recorded(void)
 				if (len == 0 || strstr(name, "..") || name[0] == '.' ||
 				    name[len - 1] == '.')
 					continue;	/* no empty labels on the wire */
-				at = dns_build(msg, 0, 0, name, NULL, 0);
+				at = pkt_dns(&(struct pkt_dns){ .name = name, .id = DNS_ID }, msg,
+					     sizeof(msg));
 				ret = bb_dns_qname(msg, msg + at, key, &nlen);
 			}
 			if (ret != BB_NAME_FOUND)
@@ -1361,122 +1243,78 @@ static void test_finish_words(void)
 
 struct frame_case {
 	const char *name;
-	bool v6, tcp;
-	unsigned int vlans;
-	unsigned int ihl;	/* IPv4 header words; 0: 5 */
-	unsigned int ext;	/* IPv6: hop-by-hop headers; 5: more than followed */
-	bool frag;		/* IPv6 fragment header, offset 0 or (frag_later) not */
-	bool frag_later;
-	bool v4_frag_later;	/* IPv4 non-first fragment */
-	unsigned int doff;	/* TCP header words; 0: 5 */
+	struct pkt_frame f;
 	size_t payload;		/* bytes of payload */
-	size_t padding;		/* Ethernet padding after the IP datagram */
 	int cut;		/* frame cut by this many bytes */
 	int parse;		/* bb_parse_packet */
 	int l4;			/* bb_parse_l4 */
 };
 
-static size_t frame_build(const struct frame_case *c, __u8 *p, size_t *payload_off)
-{
-	size_t off = 12, ip, l4_len, i, hdr;
-	__u8 proto = c->tcp ? IPPROTO_TCP : IPPROTO_UDP;
-	unsigned int doff = c->doff ? c->doff : 5;
+/*
+ * From 40000 to 443, nothing in the headers the parsers do not read (no MACs, no
+ * IP ID or checksum, no TCP acknowledgement or window), a sequence number to find.
+ */
+static const __u8 no_macs[12];
 
-	memset(p, 0, 1024);
-	for (i = 0; i < c->vlans; i++, off += 4) {
-		put16(p + off, i ? ETH_P_8021Q : ETH_P_8021AD);
-		put16(p + off + 2, 10 + i);
-	}
-	put16(p + off, c->v6 ? ETH_P_IPV6 : ETH_P_IP);
-	off += 2;
-	ip = off;
-	l4_len = (c->tcp ? doff * 4 : 8) + c->payload;
-	if (!c->v6) {
-		hdr = (c->ihl ? c->ihl : 5) * 4;
-		p[off] = 0x40 | hdr / 4;
-		put16(p + off + 2, hdr + l4_len);
-		put16(p + off + 6, c->v4_frag_later ? 0x0010 : 0);
-		p[off + 8] = 64;
-		p[off + 9] = proto;
-		p[off + 12] = 192, p[off + 15] = 1;
-		p[off + 16] = 203, p[off + 19] = 9;
-		memset(p + off + 20, 1, hdr - 20);
-		off += hdr;
-	} else {
-		size_t exts = c->ext + c->frag;
-
-		p[off] = 0x60;
-		put16(p + off + 4, exts * 8 + l4_len);
-		p[off + 6] = c->ext ? IPPROTO_HOPOPTS : c->frag ? IPPROTO_FRAGMENT : proto;
-		p[off + 7] = 64;
-		p[off + 8] = 0x20, p[off + 9] = 0x01, p[off + 23] = 1;
-		p[off + 24] = 0x20, p[off + 25] = 0x01, p[off + 39] = 9;
-		off += 40;
-		for (i = 0; i < c->ext; i++, off += 8)
-			p[off] = i + 1 < c->ext ? IPPROTO_HOPOPTS : c->frag ? IPPROTO_FRAGMENT : proto;
-		if (c->frag) {
-			p[off] = proto;
-			put16(p + off + 2, c->frag_later ? 0x0100 : 0x0001);
-			off += 8;
-		}
-	}
-	put16(p + off, 40000);
-	put16(p + off + 2, 443);
-	if (c->tcp) {
-		p[off + 4] = 0x12, p[off + 7] = 0x34;
-		p[off + 12] = doff << 4;
-		p[off + 13] = 0x18;
-		off += doff * 4;
-	} else {
-		put16(p + off + 4, 8 + c->payload);
-		off += 8;
-	}
-	*payload_off = off;
-	for (i = 0; i < c->payload; i++)
-		p[off + i] = 'p';
-	off += c->payload + c->padding;
-	(void)ip;
-	return off;
-}
+#define FRAME		.macs = no_macs, .vlan_id = 10, .ip_id = PKT_SET(0), \
+			.ip_csum = PKT_SET(0), .sport = 40000, .dport = 443, .seq = 0x12000034, \
+			.ack = PKT_SET(0), .window = PKT_SET(0)
+#define V4(...)		{ .net = PKT_IPV4, .saddr = "192.0.0.1", .daddr = "203.0.0.9", FRAME, \
+			  __VA_ARGS__ }
+#define V6(...)		{ .net = PKT_IPV6, .saddr = "2001::1", .daddr = "2001::9", FRAME, \
+			  __VA_ARGS__ }
+#define TCP		.proto = IPPROTO_TCP
+#define DOT1AD		.tags = { ETH_P_8021AD }
+#define QINQ		.tags = { ETH_P_8021AD, ETH_P_8021Q }
 
 static const struct frame_case frame_cases[] = {
-	{ "IPv4 UDP",			.payload = 20 },
-	{ "IPv4 TCP",			.tcp = true, .payload = 20 },
-	{ "IPv4 TCP with options (doff 8)", .tcp = true, .doff = 8, .payload = 20 },
-	{ "IPv4 TCP doff 4",		.tcp = true, .doff = 4, .payload = 20,
+	{ "IPv4 UDP",			V4(), .payload = 20 },
+	{ "IPv4 TCP",			V4(TCP), .payload = 20 },
+	{ "IPv4 TCP with options (doff 8)", V4(TCP, .doff = 8), .payload = 20 },
+	{ "IPv4 TCP doff 4",		V4(TCP, .doff = 4), .payload = 20,
 	  .l4 = BB_PARSE_MALFORMED },
-	{ "IPv4 IHL 15",		.ihl = 15, .payload = 20 },
-	{ "IPv4 in QinQ",		.vlans = 2, .payload = 20 },
-	{ "IPv4 with Ethernet padding: payload by the IP length", .payload = 4, .padding = 20 },
-	{ "IPv4 non-first fragment",	.v4_frag_later = true, .payload = 20, .l4 = BB_PARSE_NON_IP },
-	{ "IPv4 TCP header cut",	.tcp = true, .payload = 0, .cut = 1,
+	{ "IPv4 IHL 15",		V4(.ihl = 15), .payload = 20 },
+	{ "IPv4 in QinQ",		V4(QINQ), .payload = 20 },
+	{ "IPv4 with Ethernet padding: payload by the IP length", V4(.padding = 20), .payload = 4 },
+	{ "IPv4 non-first fragment",	V4(.frag = 0x0010), .payload = 20, .l4 = BB_PARSE_NON_IP },
+	{ "IPv4 TCP header cut",	V4(TCP), .payload = 0, .cut = 1, .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv4 TCP options cut",	V4(TCP, .doff = 8), .payload = 0, .cut = 1,
 	  .l4 = BB_PARSE_TRUNCATED },
-	{ "IPv4 TCP options cut",	.tcp = true, .doff = 8, .payload = 0, .cut = 1,
-	  .l4 = BB_PARSE_TRUNCATED },
-	{ "IPv4 UDP header cut",	.payload = 0, .cut = 1, .l4 = BB_PARSE_TRUNCATED },
-	{ "IPv6 UDP",			.v6 = true, .payload = 20 },
-	{ "IPv6 TCP in 802.1Q",		.v6 = true, .tcp = true, .vlans = 1, .payload = 20 },
-	{ "IPv6 one hop-by-hop header",	.v6 = true, .ext = 1, .payload = 20 },
-	{ "IPv6 four extension headers", .v6 = true, .ext = 3, .frag = true, .payload = 20 },
-	{ "IPv6 five extension headers: more than followed", .v6 = true, .ext = 5, .payload = 20,
+	{ "IPv4 UDP header cut",	V4(), .payload = 0, .cut = 1, .l4 = BB_PARSE_TRUNCATED },
+	{ "IPv6 UDP",			V6(), .payload = 20 },
+	{ "IPv6 TCP in 802.1Q",		V6(TCP, DOT1AD), .payload = 20 },
+	{ "IPv6 one hop-by-hop header",	V6(.ext6 = "h"), .payload = 20 },
+	{ "IPv6 four extension headers", V6(.ext6 = "hhhF"), .payload = 20 },
+	{ "IPv6 five extension headers: more than followed", V6(.ext6 = "hhhhh"), .payload = 20,
 	  .l4 = BB_PARSE_MALFORMED },
-	{ "IPv6 first fragment",	.v6 = true, .frag = true, .tcp = true, .payload = 20 },
-	{ "IPv6 later fragment",	.v6 = true, .frag = true, .frag_later = true, .payload = 20,
-	  .l4 = BB_PARSE_NON_IP },
-	{ "IPv6 extension header cut",	.v6 = true, .ext = 1, .payload = 0, .cut = 12,
+	{ "IPv6 first fragment",	V6(TCP, .ext6 = "F"), .payload = 20 },
+	{ "IPv6 later fragment",	V6(.ext6 = "f"), .payload = 20, .l4 = BB_PARSE_NON_IP },
+	{ "IPv6 extension header cut",	V6(.ext6 = "h"), .payload = 0, .cut = 12,
 	  .l4 = BB_PARSE_TRUNCATED },
-	{ "IPv6 with Ethernet padding",	.v6 = true, .payload = 3, .padding = 30 },
+	{ "IPv6 with Ethernet padding",	V6(.padding = 30), .payload = 3 },
 };
+
+static unsigned int tags_of(const struct pkt_frame *f)
+{
+	unsigned int n = 0;
+
+	while (n < ARRAY_SIZE(f->tags) && f->tags[n])
+		n++;
+	return n;
+}
 
 static void test_frames(void)
 {
-	__u8 frame[1024];
+	__u8 frame[1024], payload[64];
 	char name[200];
 	size_t i;
 
+	memset(payload, 'p', sizeof(payload));
 	for (i = 0; i < ARRAY_SIZE(frame_cases); i++) {
 		const struct frame_case *c = &frame_cases[i];
-		size_t poff, len = frame_build(c, frame, &poff);
+		size_t len = pkt_frame(&c->f, payload, c->payload, frame, sizeof(frame));
+		size_t poff = len - c->f.padding - c->payload;
+		bool tcp = c->f.proto == IPPROTO_TCP;
 		struct bb_packet pkt = {};
 		struct bb_cursor cur;
 		__u8 *copy;
@@ -1490,12 +1328,12 @@ static void test_frames(void)
 		parse = bb_parse_packet(&cur, &pkt);
 		if (parse == BB_PARSE_OK)
 			l4 = bb_parse_l4(&cur, &pkt);
-		ok = parse == c->parse && l4 == c->l4 && pkt.vlans == c->vlans;
+		ok = parse == c->parse && l4 == c->l4 && pkt.vlans == tags_of(&c->f);
 		if (ok && l4 == BB_PARSE_OK)
 			ok = pkt.sport == 40000 && pkt.dport == 443 &&
 			     (__u8 *)pkt.payload == copy + poff && pkt.payload_len == c->payload &&
-			     pkt.l4_proto == (c->tcp ? IPPROTO_TCP : IPPROTO_UDP) &&
-			     (!c->tcp || (pkt.seq == 0x12000034 && pkt.tcp_flags == 0x18));
+			     pkt.l4_proto == (tcp ? IPPROTO_TCP : IPPROTO_UDP) &&
+			     (!tcp || (pkt.seq == 0x12000034 && pkt.tcp_flags == 0x18));
 		snprintf(name, sizeof(name), "bb_parse_packet/bb_parse_l4: %s", c->name);
 		tap_result(ok, name, "parse %d (expected %d), l4 %d (expected %d), vlans %u, "
 			   "ports %u>%u, payload at %td (expected %zu), %u bytes (expected %zu)",
@@ -1559,9 +1397,15 @@ int main(void)
 	test_words();
 	test_low_zero_byte();
 	test_dns();
+	test_dns_cuts();
+	test_dns_random();
 	test_http();
 	test_http_alignments();
 	test_tls();
+	test_tls_splits();
+	test_tls_budget();
+	test_tls_malformed();
+	test_tls_flipped();
 	test_tls_whole();
 	test_parents();
 	test_parents_recorded();
