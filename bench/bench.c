@@ -436,7 +436,7 @@ static int load_skeleton(struct size_run *s)
 			return err;
 	}
 	err = bench__load(s->skel);
-	err = err ?: bb_services_fill(s->skel->obj, BB_FAMILY_ALL);
+	err = err ?: bb_url_tables_fill(s->skel->obj, BB_FAMILY_ALL);
 	if (err)
 		return err;
 	s->load_s = now_s() - t0;
@@ -1254,7 +1254,7 @@ static int run_names(void)
 		warnx("bench skeleton: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	err = bb_services_fill(skel->obj, BB_FAMILY_ALL);
+	err = bb_url_tables_fill(skel->obj, BB_FAMILY_ALL);
 	if (err)
 		goto cleanup;
 	err = bbf_make(&filt, &list, BB_HDR_F_DROP);
@@ -1518,7 +1518,7 @@ static int profile_run(const char *what, double seconds, const char *line_map)
 		err = err ?: -errno;
 		goto cleanup;
 	}
-	err = bb_services_fill(skel->obj, BB_FAMILY_ALL);
+	err = bb_url_tables_fill(skel->obj, BB_FAMILY_ALL);
 	if (err)
 		goto cleanup;
 	err = bbf_make(&filt, &list, BB_HDR_F_DROP);

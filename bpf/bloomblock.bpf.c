@@ -703,18 +703,17 @@ static __always_inline int xdp_action(int v)
 }
 
 /*
- * The tail-call tables, one per hook family: only the URL program's slot is used
- * now (the TLS and HTTP slots held programs of their own until a call replaced
- * their tail calls). Userspace fills them after loading (bb_services_fill()), not
- * libbpf from a static initialiser: an instance loads only the families its hooks
- * need, and a table cannot point at a program that was not loaded.
+ * The URL program's tail-call table, one per hook family, one slot. Userspace fills
+ * it after loading (bb_url_tables_fill()), not libbpf from a static initialiser: an
+ * instance loads only the families its hooks need, and a table cannot point at a
+ * program that was not loaded.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, BB_SVC_QUIC);
+	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
-} services_xdp SEC(".maps");
+} url_xdp SEC(".maps");
 
 SEC("xdp")
 int bloomblock_xdp_url(struct xdp_md *ctx)
@@ -747,7 +746,7 @@ int bloomblock_xdp(struct xdp_md *ctx)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
 				   next.seq_flags);
 	if (v == BB_TAIL) {
-		bpf_tail_call_static(ctx, &services_xdp, BB_SVC_URL);
+		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
 		v = tail_call_failed();
 	}
 	return xdp_action(v);
@@ -773,10 +772,10 @@ static __always_inline int tc_action(struct __sk_buff *skb, int v)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, BB_SVC_QUIC);
+	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
-} services_tc SEC(".maps");
+} url_tc SEC(".maps");
 
 SEC("tc")
 int bloomblock_tc_url(struct __sk_buff *skb)
@@ -809,7 +808,7 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 	if (v == BB_TAIL)
 		v = bb_service_tc(skb, next.svc, next.payload_off, next.payload_len, next.seq_flags);
 	if (v == BB_TAIL) {
-		bpf_tail_call_static(skb, &services_tc, BB_SVC_URL);
+		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
 		v = tail_call_failed();
 	}
 	return tc_action(skb, v);

@@ -191,8 +191,8 @@ struct bb_stats {
 #define BB_PIN_PROG_TC_INGRESS	"prog_tc_ingress"
 #define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
 /* The tail-call tables: pinned, or the kernel empties them when the loader exits. */
-#define BB_PIN_SERVICES_XDP	"services_xdp"
-#define BB_PIN_SERVICES_TC	"services_tc"
+#define BB_PIN_URL_XDP		"url_xdp"	/* one slot: the XDP URL program */
+#define BB_PIN_URL_TC		"url_tc"
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
 #define BB_TC_PRIORITY		0xb10c	/* tc filter priority; the handle comes from the pin dir */
 
@@ -210,19 +210,20 @@ _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
 #endif
 
 /*
- * The services a packet's name is checked for, and the slots of the tail-call
- * tables (services_xdp, services_tc). Only the URL program is reached by a tail
- * call: DNS is checked in the first program, TLS and HTTP in a function it calls.
- * Userspace fills the URL slot (bb_services_fill()).
+ * The services a packet's name is checked for. DNS and QUIC are checked in the
+ * first program, TLS and HTTP in a function it calls; an HTTP request's URL in the
+ * URL program, reached by a tail call through a one-slot table per hook family
+ * (url_xdp, url_tc), which userspace fills (bb_url_tables_fill()).
  */
 enum bb_service {
 	BB_SVC_NONE = -1,
 	BB_SVC_DNS,
 	BB_SVC_TLS,
 	BB_SVC_HTTP,
-	BB_SVC_URL,	/* not a protocol: the program that matches an HTTP request's URL */
-	BB_SVC_QUIC,	/* checked in the first program, it is small */
+	BB_SVC_QUIC,
 	BB_SVC_MAX,
 };
+
+#define BB_URL_SLOT	0	/* the URL program's slot in its table */
 
 #endif /* BLOOMBLOCK_H */

@@ -90,28 +90,28 @@ static const struct {
 	unsigned int family;
 	const char *table, *prog;
 	__u32 slot;
-} service_slots[] = {
-	{ BB_FAMILY_XDP, "services_xdp", "bloomblock_xdp_url", BB_SVC_URL },
-	{ BB_FAMILY_TC, "services_tc", "bloomblock_tc_url", BB_SVC_URL },
+} url_tables[] = {
+	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_url", BB_URL_SLOT },
+	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
 };
 
-int bb_services_fill(struct bpf_object *obj, unsigned int families)
+int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(service_slots) / sizeof(service_slots[0]); i++) {
+	for (i = 0; i < sizeof(url_tables) / sizeof(url_tables[0]); i++) {
 		struct bpf_map *table;
 		struct bpf_program *prog;
 		int fd;
 
-		if (!(families & service_slots[i].family))
+		if (!(families & url_tables[i].family))
 			continue;
-		table = bpf_object__find_map_by_name(obj, service_slots[i].table);
-		prog = bpf_object__find_program_by_name(obj, service_slots[i].prog);
+		table = bpf_object__find_map_by_name(obj, url_tables[i].table);
+		prog = bpf_object__find_program_by_name(obj, url_tables[i].prog);
 		fd = prog ? bpf_program__fd(prog) : -1;
 		if (!table || fd < 0)
 			return -ENOENT;
-		if (bpf_map_update_elem(bpf_map__fd(table), &service_slots[i].slot, &fd, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(table), &url_tables[i].slot, &fd, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -134,8 +134,8 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 		{ "filters", BB_PIN_FILTERS },
 		{ "stats", BB_PIN_STATS },
 		/* pinned, or the kernel empties the tail-call tables when we exit */
-		{ "services_xdp", BB_PIN_SERVICES_XDP },
-		{ "services_tc", BB_PIN_SERVICES_TC },
+		{ "url_xdp", BB_PIN_URL_XDP },
+		{ "url_tc", BB_PIN_URL_TC },
 	};
 	const char *pin_dir = inst->pin_dir;
 	struct bpf_program *prog;
@@ -166,7 +166,7 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 		       strerror(-err));
 		goto cleanup;
 	}
-	err = bb_services_fill(skel->obj, families);
+	err = bb_url_tables_fill(skel->obj, families);
 	if (err) {
 		pr_err("cannot fill the tail-call tables: %s\n", strerror(-err));
 		goto cleanup;

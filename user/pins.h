@@ -54,7 +54,7 @@ int bb_instance_add(struct bb_instance *inst, unsigned int families);
  * Fill the tail-call tables of families in a loaded object (the instance's, or a
  * test's or the benchmark's skeleton, which hold the same programs).
  */
-int bb_services_fill(struct bpf_object *obj, unsigned int families);
+int bb_url_tables_fill(struct bpf_object *obj, unsigned int families);
 void bb_instance_close(struct bb_instance *inst);
 /* Remove every pin of the instance, and the directory. */
 int bb_instance_remove(const char *pin_dir);

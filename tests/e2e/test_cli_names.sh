@@ -218,8 +218,8 @@ check_fails "tc-egress alone: the XDP programs are not loaded (no prog_xdp pin)"
 check "tc-egress alone: the tc programs are (prog_tc_egress pinned)" test -e "$BB_PIN_DIR/prog_tc_egress"
 if command -v bpftool >/dev/null; then
 	check_eq "tc-egress alone: the tc tail-call table holds the URL program" \
-		"$(table_len services_tc)" 1
-	check_eq "tc-egress alone: the XDP tail-call table is empty" "$(table_len services_xdp)" 0
+		"$(table_len url_tc)" 1
+	check_eq "tc-egress alone: the XDP tail-call table is empty" "$(table_len url_xdp)" 0
 else
 	tap_skip "tc-egress alone: the tail-call tables, read with bpftool" "needs bpftool"
 fi
@@ -227,8 +227,8 @@ run bb load "$LIST" -i bbd0
 check_eq "a later load -i without --hook adds XDP (the default hook)" "$(hooks)" "bbd0:tc-egress,bbd0:xdp"
 check "... loading the XDP programs then (prog_xdp pinned)" test -e "$BB_PIN_DIR/prog_xdp"
 if command -v bpftool >/dev/null; then
-	check_eq "... and filling the XDP tail-call table" "$(table_len services_xdp)" 1
-	check_eq "... the tc one as it was" "$(table_len services_tc)" 1
+	check_eq "... and filling the XDP tail-call table" "$(table_len url_xdp)" 1
+	check_eq "... the tc one as it was" "$(table_len url_tc)" 1
 else
 	tap_skip "the added XDP family's tail-call table, read with bpftool" "needs bpftool"
 fi
