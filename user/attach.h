@@ -23,6 +23,17 @@ enum bb_hook {
 
 const char *bb_hook_name(enum bb_hook hook);	/* "xdp", "tc-ingress", "tc-egress" */
 
+#define BB_MAX_TARGETS	16	/* interfaces per command */
+
+/* Where a command acts: -i IFACE (repeatable) and --hook HOOK (repeatable). */
+struct bb_targets {
+	const char *ifnames[BB_MAX_TARGETS];
+	int ifindexes[BB_MAX_TARGETS];	/* filled by the command, not the parser */
+	int n_ifaces;
+	bool hooks[BB_HOOK_MAX];
+	bool any_hook;			/* a --hook was given */
+};
+
 struct bb_attachment {
 	enum bb_hook hook;
 	char ifname[32];	/* XDP: from the pin name */

@@ -25,32 +25,8 @@
 
 static const char *const mode_words[] = { "drop", "flag", NULL };
 static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
-static const char *const hook_words[] = { "xdp", "tc-ingress", "tc-egress", NULL };
 static const char *const addr_words[] = { "peer", "both", NULL };
 static const char *const stream_words[] = { "auto", "always", "never", NULL };
-
-static int opt_iface(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)o;
-	if (lo->n_ifaces == LOAD_MAX_IFACES) {
-		pr_err("at most %d interfaces per load\n", LOAD_MAX_IFACES);
-		return -EINVAL;
-	}
-	lo->ifnames[lo->n_ifaces++] = arg;
-	return 0;
-}
-
-static int opt_hook(void *opts, const struct bb_option *o, const char *arg)
-{
-	int c = bb_parse_choice("--hook", arg, o->data);
-
-	if (c < 0)
-		return c;
-	((struct load_opts *)opts)->hooks[c] = true;
-	return 0;
-}
 
 /* "53", "80,8080": at most BB_MAX_PORTS ports, 1..65535. */
 static int opt_ports(void *opts, const struct bb_option *o, const char *arg)
@@ -175,10 +151,11 @@ static int opt_sets(void *opts, const struct bb_option *o, const char *arg)
 
 /* load's options, in the order of its help. The daemon's config file reads them too. */
 static const struct bb_option load_options[] = {
-	{ "interface", 'i', "IFACE", "attach to IFACE (repeatable)", opt_iface, 0, NG, NULL },
+	{ "interface", 'i', "IFACE", "attach to IFACE (repeatable)", bb_opt_iface, F(targets),
+	  NG, NULL },
 	{ "hook", 0, "HOOK", "where to attach on each -i: xdp (default: ingress),\n"
 	  "tc-ingress, tc-egress (a client or gateway screening\nwhat it sends); repeatable",
-	  opt_hook, 0, G(hook), hook_words },
+	  bb_opt_hook, F(targets), NG, NULL },
 	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
 	  bb_opt_choice, F(mode), G(mode), mode_words },
 	{ "fp", 0, "P", "target false-positive rate per key (default 0.001)", bb_opt_fpr,
@@ -323,12 +300,12 @@ static int load_parse_args(int argc, char **argv, struct load_opts *o)
 		load_usage(stderr);
 		return BB_EXIT_USAGE;
 	}
-	if (!o->given.hook)
-		o->hooks[BB_HOOK_XDP] = true;
+	if (!o->targets.any_hook)
+		o->targets.hooks[BB_HOOK_XDP] = true;
 	if (bb_require_root() || bb_require_bpf_caps() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_ERROR;
-	for (i = 0; i < o->n_ifaces; i++)
-		if (bb_require_ifindex(o->ifnames[i], &o->ifindexes[i]))
+	for (i = 0; i < o->targets.n_ifaces; i++)
+		if (bb_require_ifindex(o->targets.ifnames[i], &o->targets.ifindexes[i]))
 			return BB_EXIT_ERROR;
 	return -1;
 }
@@ -364,9 +341,9 @@ static void instance_start(struct load_run *run)
 {
 	const struct load_opts *o = run->o;
 
-	run->ij.may_create = o->n_ifaces > 0;
-	run->ij.families = (o->hooks[BB_HOOK_XDP] ? BB_FAMILY_XDP : 0) |
-			   (o->hooks[BB_HOOK_TC_INGRESS] || o->hooks[BB_HOOK_TC_EGRESS] ?
+	run->ij.may_create = o->targets.n_ifaces > 0;
+	run->ij.families = (o->targets.hooks[BB_HOOK_XDP] ? BB_FAMILY_XDP : 0) |
+			   (o->targets.hooks[BB_HOOK_TC_INGRESS] || o->targets.hooks[BB_HOOK_TC_EGRESS] ?
 			    BB_FAMILY_TC : 0);
 	run->instance_thread = !pthread_create(&run->instance_tid, NULL, instance_worker,
 					       &run->ij);
@@ -513,7 +490,7 @@ static int open_instance(struct load_run *run)
 		return err;
 	}
 	/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP after tc) */
-	if (!run->ij.created && run->o->n_ifaces > 0)
+	if (!run->ij.created && run->o->targets.n_ifaces > 0)
 		return bb_instance_add(&run->ij.inst, run->ij.families);
 	return 0;
 }
@@ -637,32 +614,32 @@ static int attach_iface(struct load_run *run, int i)
 	int egress, err;
 
 	for (egress = 0; egress < 2; egress++) {
-		if (!o->hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS] ||
-		    bb_tc_attached(bb_opts.pin_dir, o->ifindexes[i], egress))
+		if (!o->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS] ||
+		    bb_tc_attached(bb_opts.pin_dir, o->targets.ifindexes[i], egress))
 			continue;
-		err = bb_tc_attach(&run->ij.inst, o->ifindexes[i], egress);
+		err = bb_tc_attach(&run->ij.inst, o->targets.ifindexes[i], egress);
 		if (err)
 			return err;
 		run->tc_attached_now[i][egress] = true;
-		pr_info("%s: attached (tc %s)\n", o->ifnames[i], egress ? "egress" : "ingress");
+		pr_info("%s: attached (tc %s)\n", o->targets.ifnames[i], egress ? "egress" : "ingress");
 	}
-	if (!o->hooks[BB_HOOK_XDP])
+	if (!o->targets.hooks[BB_HOOK_XDP])
 		return 0;
-	if (bb_attached(bb_opts.pin_dir, o->ifnames[i])) {
-		now = bb_xdp_mode_of(o->ifindexes[i]);
+	if (bb_attached(bb_opts.pin_dir, o->targets.ifnames[i])) {
+		now = bb_xdp_mode_of(o->targets.ifindexes[i]);
 		if (o->xdp_mode != BB_XDP_AUTO && now != BB_XDP_AUTO &&
 		    now != (enum bb_xdp_mode)o->xdp_mode)
 			pr_warn("%s is attached in %s XDP mode already; --xdp-mode %s takes effect "
-				"after: bloomblock unload -i %s\n", o->ifnames[i],
-				bb_xdp_mode_name(now), bb_xdp_mode_name(o->xdp_mode), o->ifnames[i]);
+				"after: bloomblock unload -i %s\n", o->targets.ifnames[i],
+				bb_xdp_mode_name(now), bb_xdp_mode_name(o->xdp_mode), o->targets.ifnames[i]);
 		return 0;
 	}
-	err = bb_attach(&run->ij.inst, o->ifnames[i], o->ifindexes[i],
+	err = bb_attach(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i],
 			(enum bb_xdp_mode)o->xdp_mode, &used);
 	if (err)
 		return err;
 	run->attached_now[i] = true;
-	pr_info("%s: attached (%s XDP)\n", o->ifnames[i], bb_xdp_mode_name(used));
+	pr_info("%s: attached (%s XDP)\n", o->targets.ifnames[i], bb_xdp_mode_name(used));
 	return 0;
 }
 
@@ -682,7 +659,7 @@ static int attach_and_swap(struct load_run *run)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < run->o->n_ifaces; i++) {
+	for (i = 0; i < run->o->targets.n_ifaces; i++) {
 		err = attach_iface(run, i);
 		if (err)
 			return err;
@@ -706,13 +683,13 @@ static void undo(struct load_run *run)
 	int i;
 
 	instance_join(run);
-	for (i = 0; i < o->n_ifaces; i++) {
+	for (i = 0; i < o->targets.n_ifaces; i++) {
 		if (run->attached_now[i])
-			bb_detach(bb_opts.pin_dir, o->ifnames[i]);
+			bb_detach(bb_opts.pin_dir, o->targets.ifnames[i]);
 		if (run->tc_attached_now[i][0])
-			bb_tc_detach(bb_opts.pin_dir, o->ifindexes[i], 0);
+			bb_tc_detach(bb_opts.pin_dir, o->targets.ifindexes[i], 0);
 		if (run->tc_attached_now[i][1])
-			bb_tc_detach(bb_opts.pin_dir, o->ifindexes[i], 1);
+			bb_tc_detach(bb_opts.pin_dir, o->targets.ifindexes[i], 1);
 	}
 	if (run->ij.created) {
 		bb_instance_close(&run->ij.inst);

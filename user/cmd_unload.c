@@ -13,48 +13,19 @@
 #include "common.h"
 #include "options.h"
 
-#define MAX_IFACES	16
 #define MAX_ATTACHMENTS	64
 
 struct unload_opts {
-	const char *ifnames[MAX_IFACES];
-	int n_ifaces;
-	bool hooks[BB_HOOK_MAX];	/* --hook; none given: all */
-	bool any_hook;
+	struct bb_targets targets;	/* no hook given: every hook */
 	bool all;
 };
 
-static const char *const hook_words[] = { "xdp", "tc-ingress", "tc-egress", NULL };
-
-static int opt_iface(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct unload_opts *u = opts;
-
-	(void)o;
-	if (u->n_ifaces == MAX_IFACES) {
-		pr_err("at most %d interfaces per unload\n", MAX_IFACES);
-		return -EINVAL;
-	}
-	u->ifnames[u->n_ifaces++] = arg;
-	return 0;
-}
-
-static int opt_hook(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct unload_opts *u = opts;
-	int c = bb_parse_choice("--hook", arg, o->data);
-
-	if (c < 0)
-		return c;
-	u->hooks[c] = u->any_hook = true;
-	return 0;
-}
-
 static const struct bb_option unload_options[] = {
-	{ "interface", 'i', "IFACE", "detach from IFACE (repeatable)", opt_iface, 0,
-	  BB_OPT_NO_GIVEN, NULL },
+	{ "interface", 'i', "IFACE", "detach from IFACE (repeatable)", bb_opt_iface,
+	  offsetof(struct unload_opts, targets), BB_OPT_NO_GIVEN, NULL },
 	{ "hook", 0, "HOOK", "only from this hook: xdp, tc-ingress, tc-egress\n"
-	  "(repeatable; default: every hook)", opt_hook, 0, BB_OPT_NO_GIVEN, hook_words },
+	  "(repeatable; default: every hook)", bb_opt_hook, offsetof(struct unload_opts, targets),
+	  BB_OPT_NO_GIVEN, NULL },
 	{ "all", 'a', NULL, "detach everywhere and remove all state", bb_opt_flag,
 	  offsetof(struct unload_opts, all), BB_OPT_NO_GIVEN, NULL },
 	BB_OPT_END
@@ -91,13 +62,13 @@ static int unload_iface(const struct unload_opts *u, const char *ifname)
 	int ifindex = (int)if_nametoindex(ifname), gone = 0, err = 0, e, egress;
 
 	for (egress = 0; egress < 2 && ifindex; egress++) {
-		if (u->any_hook && !u->hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
+		if (u->targets.any_hook && !u->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
 			continue;
 		e = tc_off(ifindex, egress);
 		gone += e > 0;
 		err = err ?: e < 0 ? e : 0;
 	}
-	if (!u->any_hook || u->hooks[BB_HOOK_XDP]) {
+	if (!u->targets.any_hook || u->targets.hooks[BB_HOOK_XDP]) {
 		e = bb_detach(bb_opts.pin_dir, ifname);
 		gone += !e;
 		if (e && e != -ENOENT)
@@ -112,7 +83,7 @@ static int unload_iface(const struct unload_opts *u, const char *ifname)
 			ifname);
 	else
 		pr_info("%s: bloomblock is not attached there%s\n", ifname,
-			u->any_hook ? " (at those hooks)" : "");
+			u->targets.any_hook ? " (at those hooks)" : "");
 	return err;
 }
 
@@ -140,7 +111,7 @@ int cmd_unload(int argc, char **argv)
 		unload_usage(stdout);
 		return BB_EXIT_OK;
 	}
-	if (err || (!u.all && !u.n_ifaces) || (u.all && (u.n_ifaces || u.any_hook))) {
+	if (err || (!u.all && !u.targets.n_ifaces) || (u.all && (u.targets.n_ifaces || u.targets.any_hook))) {
 		if (!err)
 			pr_err("unload wants -i IFACE (and --hook), or --all\n");
 		unload_usage(stderr);
@@ -154,8 +125,8 @@ int cmd_unload(int argc, char **argv)
 	}
 	if (u.all)
 		unload_everything();
-	for (i = 0; i < u.n_ifaces; i++)
-		if (unload_iface(&u, u.ifnames[i]))
+	for (i = 0; i < u.targets.n_ifaces; i++)
+		if (unload_iface(&u, u.targets.ifnames[i]))
 			ret = BB_EXIT_ERROR;
 	if (u.all || bb_attachments(bb_opts.pin_dir, att, MAX_ATTACHMENTS) == 0) {
 		err = bb_instance_remove(bb_opts.pin_dir);

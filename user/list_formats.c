@@ -73,11 +73,12 @@ void fmt_seq_free(struct fmt_seq *seq)
 }
 
 /*
- * Line preparation every format shares: too long, NUL bytes, a BOM, blank lines.
+ * Line preparation every format shares: too long, NUL bytes, a BOM, blank lines, and
+ * a comment: a line whose first byte (after spaces) is one of comment.
  * 1: go on with *s, *len trimmed; else *rc is the line's result.
  */
-static int prep(struct bb_list *list, const char **s, size_t *len, bool keep_lead, int *rc,
-		const char **why)
+static int prep(struct bb_list *list, const char **s, size_t *len, bool keep_lead,
+		const char *comment, int *rc, const char **why)
 {
 	size_t i;
 
@@ -104,6 +105,11 @@ static int prep(struct bb_list *list, const char **s, size_t *len, bool keep_lea
 		;
 	if (i == *len) {
 		list->counts.blank++;
+		*rc = 0;
+		return 0;
+	}
+	if (comment && strchr(comment, (*s)[i])) {
+		list->counts.comments++;
 		*rc = 0;
 		return 0;
 	}
@@ -156,12 +162,8 @@ static int dnsmasq_line(struct bb_list *list, const char *s, size_t len, const c
 	bool address;
 	int rc = 0, first_err = 0, any = 0;
 
-	if (!prep(list, &s, &len, false, &rc, why))
+	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
-	if (s[0] == '#') {
-		list->counts.comments++;
-		return 0;
-	}
 	end = s + len;
 	eq = mem_find(s, len, '=');
 	klen = eq ? (size_t)(eq - s) : len;
@@ -326,12 +328,8 @@ static int unbound_line(struct bb_list *list, const char *s, size_t len, const c
 	size_t klen, n, tlen;
 	int rc = 0;
 
-	if (!prep(list, &s, &len, false, &rc, why))
+	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
-	if (s[0] == '#') {
-		list->counts.comments++;
-		return 0;
-	}
 	for (c = s; c < s + len; c++) {
 		/* a comment may follow a value, outside quotes */
 		if (*c == '"')
@@ -678,7 +676,7 @@ static int rpz_line(struct bb_list *list, const char *s, size_t len, const char 
 	bool blank_owner;
 	int rc = 0, paren = 0;
 
-	if (!prep(list, &s, &len, true, &rc, why))
+	if (!prep(list, &s, &len, true, NULL, &rc, why))
 		return rc;
 	blank_owner = is_space(s[0]);
 	end = s + len;
@@ -779,12 +777,8 @@ static int json_line(struct bb_list *list, const char *s, size_t len, const char
 	size_t i;
 	int rc = 0;
 
-	if (!prep(list, &s, &len, false, &rc, why))
+	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
-	if (s[0] == '#') {
-		list->counts.comments++;
-		return 0;
-	}
 	if (s[0] != '{')
 		return count_reject(list, reject(BB_REJECT_SYNTAX, why, s[0] == '[' ?
 						 "a JSON array, not JSON lines (one object a line)" :
@@ -865,12 +859,8 @@ static int csv_line(struct bb_list *list, const char *s, size_t len, const char 
 	size_t vlen;
 	int rc = 0, fields;
 
-	if (!prep(list, &s, &len, false, &rc, why))
+	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
-	if (s[0] == '#') {
-		list->counts.comments++;
-		return 0;
-	}
 	if (c->header_len && len == c->header_len && !memcmp(s, c->header, len))
 		return count_skip(list, BB_SKIP_DIRECTIVE);
 	fields = csv_field(s, len, c->delim, c->column, value, sizeof(value), &vlen);
@@ -936,12 +926,8 @@ static int ipset_line(struct bb_list *list, const char *s, size_t len, const cha
 	bool chosen;
 	int rc = 0;
 
-	if (!prep(list, &s, &len, false, &rc, why))
+	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
-	if (s[0] == '#') {
-		list->counts.comments++;
-		return 0;
-	}
 	end = s + len;
 	clen = next_token(&s, end, &cmd);
 	nlen = next_token(&s, end, &name);

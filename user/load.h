@@ -12,8 +12,6 @@
 #include "list.h"
 #include "pins.h"
 
-#define LOAD_MAX_IFACES	16
-
 enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
 
 /* One list of the command line, and how it is read. */
@@ -39,10 +37,7 @@ struct list_args {
 
 /* load's options, as given: each field set from the option table in cmd_load.c. */
 struct load_opts {
-	const char *ifnames[LOAD_MAX_IFACES];
-	int ifindexes[LOAD_MAX_IFACES];
-	int n_ifaces;
-	bool hooks[BB_HOOK_MAX];	/* --hook; none given: xdp */
+	struct bb_targets targets;	/* -i, --hook; no hook given: xdp */
 	int xdp_mode;			/* enum bb_xdp_mode */
 	int mode;			/* 0 drop, 1 flag */
 	int addr;			/* 0 peer, 1 both */
@@ -57,7 +52,7 @@ struct load_opts {
 	bool strict, verbose;
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
-		bool hook, mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
+		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
 		     quic_ports;
 	} given;
 	struct list_args lists;
@@ -87,7 +82,7 @@ struct load_run {
 	struct bb_filter filter;
 	struct bb_filter_map fmap;
 	__u64 repeats;				/* streamed: keys that found their bits set */
-	bool attached_now[LOAD_MAX_IFACES], tc_attached_now[LOAD_MAX_IFACES][2];
+	bool attached_now[BB_MAX_TARGETS], tc_attached_now[BB_MAX_TARGETS][2];
 	double t_parse, t_build, t_push;
 	json_t *files_json;
 	bool no_instance;	/* nothing loaded, and no -i to create it: a usage error */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach.h"
 #include "common.h"
 #include "options.h"
 
@@ -122,6 +123,30 @@ int bb_opt_u32(void *opts, const struct bb_option *o, const char *arg)
 int bb_opt_fpr(void *opts, const struct bb_option *o, const char *arg)
 {
 	return bb_parse_fpr(arg, BB_OPT_FIELD(opts, o, double));
+}
+
+int bb_opt_iface(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct bb_targets *t = BB_OPT_FIELD(opts, o, struct bb_targets);
+
+	if (t->n_ifaces == BB_MAX_TARGETS) {
+		pr_err("at most %d interfaces at once\n", BB_MAX_TARGETS);
+		return -EINVAL;
+	}
+	t->ifnames[t->n_ifaces++] = arg;
+	return 0;
+}
+
+int bb_opt_hook(void *opts, const struct bb_option *o, const char *arg)
+{
+	static const char *const words[] = { "xdp", "tc-ingress", "tc-egress", NULL };
+	struct bb_targets *t = BB_OPT_FIELD(opts, o, struct bb_targets);
+	int c = bb_parse_choice("--hook", arg, words);
+
+	if (c < 0)
+		return c;
+	t->hooks[c] = t->any_hook = true;
+	return 0;
 }
 
 static size_t table_len(const struct bb_option *table)

@@ -49,6 +49,9 @@ int bb_opt_choice(void *opts, const struct bb_option *o, const char *arg);	/* in
 int bb_opt_string(void *opts, const struct bb_option *o, const char *arg);	/* const char * */
 int bb_opt_u32(void *opts, const struct bb_option *o, const char *arg);	/* __u32, 0x too */
 int bb_opt_fpr(void *opts, const struct bb_option *o, const char *arg);	/* double */
+/* -i IFACE and --hook HOOK into a struct bb_targets (attach.h) at offset. */
+int bb_opt_iface(void *opts, const struct bb_option *o, const char *arg);
+int bb_opt_hook(void *opts, const struct bb_option *o, const char *arg);
 
 /*
  * Parse argv[1..] against table with getopt_long. Arguments that are not options
