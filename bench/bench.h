@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The benchmark driver's parts: result tables, packet builders, generated lists, helpers. */
+/*
+ * The benchmark driver's building blocks, which know nothing of its parts: result
+ * tables, statistics and formatting, packet builders, generated lists, the veth part's
+ * sender. What the parts pass each other is in bench_parts.h.
+ */
 #ifndef BENCH_H
 #define BENCH_H
 
@@ -27,14 +31,14 @@ struct table {
 	char id[32];		/* CSV: which table a line belongs to */
 	char title[200];
 	char notes[4096];	/* paragraphs printed under the table */
-	int ncols, nkeys;	/* the first nkeys columns name the row */
+	int ncols, name_cols;	/* the first name_cols columns name the row */
 	char col[BT_COLS][BT_CELL];
 	struct bt_row *rows;
 	int nrows, cap;
 };
 
 /* cols: NULL-terminated column names. */
-void table_init(struct table *t, const char *id, const char *title, int nkeys,
+void table_init(struct table *t, const char *id, const char *title, int name_cols,
 		const char *const *cols);
 /* One row of ncols cells. */
 void table_add(struct table *t, const char *const *cells);
@@ -48,6 +52,8 @@ void table_print_csv(FILE *f, const struct table *t);
 
 /* ---- statistics over a few runs ---- */
 
+#define MAX_ROUNDS		15	/* samples per figure at the most (--rounds) */
+
 struct st3 {
 	double med, min, max;
 	int n;
@@ -58,13 +64,47 @@ void st3_of(struct st3 *s, const double *v, int n);
 const char *st3_fmt(char *buf, size_t size, const struct st3 *s, int decimals);
 /* a / b as "0.42x"; "-" when either is missing. */
 const char *ratio_fmt(char *buf, size_t size, double a, double b);
+double median_of(const double *v, int n);
+/* The median over n rounds of a / b (ratio) or of a - b, sample by sample. */
+double paired(const double *a, const double *b, int n, bool ratio);
+/* printf into buf, which it returns: a table cell in one expression. */
+char *fmtf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "10^6" for a power of ten from 1000 on, else the number. */
+const char *pow10_name(__u32 n, char *buf, size_t size);
 
+/* ---- small system helpers ---- */
+
+/* "bench: " and the message on stderr. */
+void bench_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "  .. " and the message on stderr: where a long run is. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double now_s(void);
 long long mem_available_kb(void);
+/* Wait while the kernel still frees the last step's maps (MemAvailable still rising). */
+void settle_memory(void);
 /* The map's memlock as the kernel accounts it (fdinfo), bytes; -1 when unknown. */
 long long map_memlock(int fd);
 
 /* ---- packets: the frames of tests/lib/pkt.h (pkt_udp4() ...), and the name rows' payloads ---- */
+
+/* One frame for a test run. */
+struct packet {
+	__u8 data[PKT_MAX];
+	size_t len;
+};
+
+#define DISCARD_PORT		9
+
+/* UDP from saddr (IPv4: its first 4 bytes) to the discard port: the address rows' packet. */
+static inline void udp_to_discard(struct packet *p, const __u8 *saddr, bool ipv6)
+{
+	static const __u8 payload[16] = "bloomblock bench";
+
+	if (ipv6)
+		p->len = pkt_udp6(p->data, saddr, 40000, DISCARD_PORT, payload, sizeof(payload));
+	else
+		p->len = pkt_udp4(p->data, saddr, 40000, DISCARD_PORT, payload, sizeof(payload));
+}
 
 /* A DNS query for name: A, recursion desired. */
 static inline size_t dns_query(__u8 *p, size_t cap, const char *name)
@@ -101,6 +141,12 @@ static inline size_t http_request(__u8 *p, size_t cap, const char *host)
 int bench_list_ip4(struct bb_list *list, __u32 n);
 int bench_list_ip6(struct bb_list *list, __u32 n);
 int bench_list_cidr(struct bb_list *list, __u32 n);
+/*
+ * The name rows' list: `names` generated names and "bb-hit.example", parsed as list
+ * lines (the real canonicalisation), then `ips` IPv4 members as entries; names 0: the
+ * addresses alone.
+ */
+int bench_list_names(struct bb_list *list, __u32 names, __u32 ips);
 /* Hostname j of the generated name lists: 2 to 4 labels, distinct. */
 void bench_name(__u32 j, char *buf, size_t size);
 /* Text files: one IPv4 address or one name per line; an nftables set of n addresses. */

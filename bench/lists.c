@@ -79,6 +79,40 @@ int bench_list_cidr(struct bb_list *list, __u32 n)
 	return 0;
 }
 
+int bench_list_names(struct bb_list *list, __u32 names, __u32 ips)
+{
+	struct bb_entry *e;
+	char name[128];
+	size_t n0;
+	__u32 j;
+
+	bb_list_init(list);
+	for (j = 0; names && j <= names; j++) {
+		if (j < names)
+			bench_name(j, name, sizeof(name));
+		else
+			strcpy(name, "bb-hit.example");
+		if (bb_list_parse_line(list, name, strlen(name), NULL) < 0) {
+			bench_warn("generated name %s rejected\n", name);
+			return -EINVAL;
+		}
+	}
+	n0 = list->n;
+	e = realloc(list->entries, (n0 + ips) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	list->entries = e;
+	for (j = 0; j < ips; j++) {
+		memset(&e[n0 + j], 0, sizeof(*e));
+		e[n0 + j].kind = BB_ENTRY_IP4;
+		e[n0 + j].plen = 32;
+		bench_addr(j, 0, e[n0 + j].addr);
+		memset(e[n0 + j].addr + 4, 0, 12);
+	}
+	list->n = list->cap = n0 + ips;
+	return 0;
+}
+
 static const char *const words[16] = {
 	"ads", "track", "cdn", "metrics", "pixel", "static", "img", "api",
 	"telemetry", "click", "stats", "beacon", "media", "promo", "tag", "sync",

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Result tables (text, Markdown, tidy CSV), statistics over runs, and small system helpers. */
+/* Result tables (text, Markdown, tidy CSV), statistics over runs, cell formats, system helpers. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
-void table_init(struct table *t, const char *id, const char *title, int nkeys,
+void table_init(struct table *t, const char *id, const char *title, int name_cols,
 		const char *const *cols)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", id);
 	snprintf(t->title, sizeof(t->title), "%s", title);
-	t->nkeys = nkeys;
+	t->name_cols = name_cols;
 	while (cols[t->ncols] && t->ncols < BT_COLS) {
 		snprintf(t->col[t->ncols], BT_CELL, "%s", cols[t->ncols]);
 		t->ncols++;
@@ -93,12 +94,12 @@ void table_print_text(FILE *f, const struct table *t)
 	}
 	fprintf(f, "\n== %s ==\n", t->title);
 	for (i = 0; i < t->ncols; i++) {
-		pad(f, t->col[i], w[i], i >= t->nkeys);
+		pad(f, t->col[i], w[i], i >= t->name_cols);
 		fputs(i + 1 < t->ncols ? "  " : "\n", f);
 	}
 	for (r = 0; r < t->nrows; r++)
 		for (i = 0; i < t->ncols; i++) {
-			pad(f, t->rows[r].cell[i], w[i], i >= t->nkeys);
+			pad(f, t->rows[r].cell[i], w[i], i >= t->name_cols);
 			fputs(i + 1 < t->ncols ? "  " : "\n", f);
 		}
 	if (t->notes[0])
@@ -127,7 +128,7 @@ void table_print_md(FILE *f, const struct table *t)
 	}
 	fputs("\n|", f);
 	for (i = 0; i < t->ncols; i++)
-		fputs(i < t->nkeys ? " --- |" : " ---: |", f);
+		fputs(i < t->name_cols ? " --- |" : " ---: |", f);
 	fputc('\n', f);
 	for (r = 0; r < t->nrows; r++) {
 		fputc('|', f);
@@ -167,20 +168,20 @@ void table_print_csv(FILE *f, const struct table *t)
 	int i, r, k;
 
 	for (r = 0; r < t->nrows; r++) {
-		char key[BT_COLS * BT_CELL] = "";
+		char row_name[BT_COLS * BT_CELL] = "";
 
-		for (k = 0; k < t->nkeys; k++) {
+		for (k = 0; k < t->name_cols; k++) {
 			if (k)
-				strcat(key, " | ");
-			strcat(key, t->rows[r].cell[k]);
+				strcat(row_name, " | ");
+			strcat(row_name, t->rows[r].cell[k]);
 		}
-		for (i = t->nkeys; i < t->ncols; i++) {
+		for (i = t->name_cols; i < t->ncols; i++) {
 			const char *c = t->rows[r].cell[i];
 			char v[BT_CELL], lo[BT_CELL], hi[BT_CELL], tail;
 
 			csv_field(f, t->id);
 			fputc(',', f);
-			csv_field(f, key);
+			csv_field(f, row_name);
 			fputc(',', f);
 			csv_field(f, t->col[i]);
 			fputc(',', f);
@@ -244,6 +245,73 @@ const char *ratio_fmt(char *buf, size_t size, double a, double b)
 	return buf;
 }
 
+double median_of(const double *v, int n)
+{
+	struct st3 s;
+
+	st3_of(&s, v, n);
+	return s.med;
+}
+
+double paired(const double *a, const double *b, int n, bool ratio)
+{
+	double v[MAX_ROUNDS];
+	int i;
+
+	for (i = 0; i < n && i < MAX_ROUNDS; i++)
+		v[i] = ratio ? (b[i] > 0 ? a[i] / b[i] : NAN) : a[i] - b[i];
+	return median_of(v, i);
+}
+
+char *fmtf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+const char *pow10_name(__u32 n, char *buf, size_t size)
+{
+	int e = 0;
+	__u32 m = n;
+
+	while (m >= 10 && m % 10 == 0) {
+		m /= 10;
+		e++;
+	}
+	if (m == 1 && e >= 3)
+		snprintf(buf, size, "10^%d", e);
+	else
+		snprintf(buf, size, "%u", n);
+	return buf;
+}
+
+/* ---- small system helpers ---- */
+
+void bench_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("  .. ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
 double now_s(void)
 {
 	struct timespec ts;
@@ -265,6 +333,25 @@ long long mem_available_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/*
+ * The maps of the last step are freed by the kernel after their close (RCU,
+ * workqueues): meanwhile that work competes for the CPUs and makes MemAvailable
+ * deltas lie. A quarter-second step that frees under 4 MiB is quiet enough.
+ */
+void settle_memory(void)
+{
+	long long prev = mem_available_kb(), cur;
+	double t0 = now_s();
+
+	for (;;) {
+		usleep(250000);
+		cur = mem_available_kb();
+		if (cur - prev < 4096 || now_s() - t0 > 60)
+			break;
+		prev = cur;
+	}
 }
 
 long long map_memlock(int fd)

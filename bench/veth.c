@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The veth throughput part (scripts/bench.sh, docs/BENCHMARKS.md): a bounded
- * sender and a drop-everything XDP floor. Both run inside the benchmark's own
- * network namespace, on its own veth pair; the packets never leave it.
+ * sender and a drop-everything XDP floor, and table 6 from what the script measured
+ * with them. Both run inside the benchmark's own network namespace, on its own veth
+ * pair; the packets never leave it.
  *
  * The sender is BPF_PROG_RUN in live-frames mode (Linux 5.18): a two-instruction
  * XDP program returns XDP_TX for `packets` copies of one frame "received" on
@@ -14,7 +15,9 @@
  * is gone.)
  */
 #include <errno.h>
+#include <math.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +28,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bench.h"
+#include "bench_parts.h"
 
 #define VETH_SPORT	40000
 #define VETH_DPORT	9	/* discard */
@@ -112,4 +115,77 @@ int bench_xdp_drop_attach(const char *ifname)
 	err = bpf_xdp_attach(ifindex, fd, XDP_FLAGS_DRV_MODE, NULL);
 	close(fd);	/* the attachment holds the program */
 	return err;
+}
+
+/* The samples scripts/bench.sh wrote for one row: "veth_ROW_ns x1 x2 ...". */
+static int veth_samples(const struct script_results *script, const char *row, double *v,
+			int max)
+{
+	char name[64], *end;
+	const char *p;
+	int n = 0;
+
+	snprintf(name, sizeof(name), "veth_%s_ns", row);
+	for (p = script_value(script, name); p && n < max; p = end) {
+		v[n] = strtod(p, &end);
+		if (end == p)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* One row per receiver that has samples, each paired with the floor of its round. */
+void veth_report(struct table *table, const struct script_results *script)
+{
+	static const char *const veth_cols[] = {
+		"receiver", "list", "ns per packet", "Mpps", "net of floor ns", "note", NULL,
+	};
+	static const struct {
+		const char *row, *name, *note;
+	} rows[] = {
+		{ "floor", "XDP_DROP only (the floor)",
+		  "a two-instruction program: sender and veth" },
+		{ "bloomblock", "bloomblock (XDP, native, drop mode)",
+		  "the list as a Bloom filter" },
+		{ "xdp-filter", "xdp-filter (XDP, native; exact hash map)",
+		  "one address: xdp-filter adds them one by one" },
+		{ "nft", "nftables set, netdev ingress hook (GRO on)",
+		  "the list as an ipv4_addr set" },
+	};
+	double floor[MAX_ROUNDS], v[MAX_ROUNDS], net[MAX_ROUNDS];
+	double list = script_number(script, "veth_list");
+	double packets = script_number(script, "veth_packets");
+	int nf = veth_samples(script, "floor", floor, MAX_ROUNDS), i, j, n;
+	char c[4][BT_CELL], nn[16];
+
+	table_init(table, "veth", "6. veth throughput: XDP drop against an nftables set drop", 1,
+		   veth_cols);
+	for (i = 0; i < (int)ARRAY_SIZE(rows); i++) {
+		struct st3 st, sn;
+
+		n = veth_samples(script, rows[i].row, v, MAX_ROUNDS);
+		if (!n)
+			continue;
+		st3_of(&st, v, n);
+		for (j = 0; j < n && j < nf; j++)
+			net[j] = v[j] - floor[j];
+		st3_of(&sn, net, j);
+		table_add(table, (const char *[]){
+			rows[i].name,
+			/* xdp-filter holds the one address: its CLI adds them one call each */
+			i == 2 ? "1" : isnan(list) ? "-" : fmtf(nn, sizeof(nn), "%.0f", list),
+			st3_fmt(c[0], BT_CELL, &st, 1),
+			fmtf(c[1], BT_CELL, "%.2f", 1e3 / st.med),
+			i && j ? st3_fmt(c[2], BT_CELL, &sn, 1) : "-",
+			rows[i].note,
+		});
+	}
+	if (!isnan(packets))
+		table_note(table, "Each sample: %.0f frames of one listed source (203.0.113.7) "
+			   "from a live-frames sender (BPF_PROG_RUN, XDP_TX) out of one veth into "
+			   "its peer, in the benchmark's own namespace; sender and receiver run in "
+			   "one syscall on one CPU, so ns per packet is CPU per packet, both "
+			   "sides. Rows interleaved round by round; net: minus the floor of the "
+			   "same round.", packets);
 }

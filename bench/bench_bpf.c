@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every part runs on: the one BPF_PROG_TEST_RUN call, the bench skeleton, and
+ * bloomblock filters built by the real builder into inner maps of their own, the way
+ * bb_filter_push() makes them, for a skeleton's `filters` slot.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench_parts.h"
+#include "bench_seq.h"
+#include "bench.skel.h"	/* after bench_seq.h: its .bss holds struct bench_cfg */
+#include "pins.h"
+
+int test_run(int prog_fd, const void *data, __u32 len, __u32 repeat, double *ns,
+	     __u32 *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = data,
+		.data_size_in = len,
+		.repeat = repeat,
+	);
+	int err = bpf_prog_test_run_opts(prog_fd, &opts);
+
+	if (err)
+		return err;
+	*ns = opts.duration;
+	if (retval)
+		*retval = opts.retval;
+	return 0;
+}
+
+/* The URL program's tables are filled as the CLI fills them, or its programs cannot run. */
+int skeleton_load(struct bench **skel)
+{
+	int err;
+
+	*skel = bench__open_and_load();
+	if (!*skel)
+		return -errno;
+	err = bb_url_tables_fill((*skel)->obj, BB_FAMILY_ALL);
+	if (err) {
+		bench__destroy(*skel);
+		*skel = NULL;
+	}
+	return err;
+}
+
+int filter_map_image(const struct bb_filter *filter, bool populate, struct push_times *t)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__u64 elements = bb_filter_elements(filter->hdr.nblocks);
+	size_t size = elements * BB_BLOCK_BYTES, page = sysconf(_SC_PAGESIZE);
+	size_t map_len = (size + page - 1) / page * page;
+	double t0 = now_s(), t1, t2, t3;
+	void *mem;
+	int fd;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
+			    (__u32)elements, &opts);
+	if (fd < 0)
+		return -errno;
+	t1 = now_s();
+	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	t2 = now_s();
+	bb_filter_write_image(filter, mem);
+	t3 = now_s();
+	munmap(mem, map_len);
+	if (t)
+		*t = (struct push_times){ .create = t1 - t0, .map = t2 - t1, .copy = t3 - t2,
+					  .unmap = now_s() - t3 };
+	return fd;
+}
+
+int filter_make(struct bench_filter *f, const struct bb_list *list, __u32 flags)
+{
+	struct bb_filter_opts opts = { .seed = BENCH_SEED, .flags = flags };
+	struct bb_filter filter;
+	long long m0;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	err = bb_filter_build(&filter, list, &opts);
+	if (err) {
+		bench_warn("bb_filter_build: %s\n", strerror(-err));
+		return err;
+	}
+	filter.hdr.generation = 1;
+	m0 = mem_available_kb();
+	f->fd = filter_map_image(&filter, false, NULL);
+	f->sys_kb = m0 - mem_available_kb();
+	if (f->fd < 0) {
+		err = f->fd;
+		bench_warn("filter map: %s\n", strerror(-err));
+	}
+	f->hdr = filter.hdr;
+	f->plan = filter.plan;
+	f->memlock = f->fd >= 0 ? map_memlock(f->fd) : -1;
+	bb_filter_free(&filter);
+	return err;
+}
+
+void filter_close(struct bench_filter *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+int filter_slot_set(int outer_fd, int inner_fd)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(outer_fd, &zero, &inner_fd, BPF_ANY) ? -errno : 0;
+}
+
+double filter_fpr_per_packet(const struct bench_filter *f, bool ipv4)
+{
+	double p = bb_blocked_fpr((double)f->hdr.items, f->hdr.nblocks, f->hdr.k);
+	unsigned int probes = ipv4 ? f->hdr.n_v4_plens : f->hdr.n_v6_plens;
+
+	return 1.0 - pow(1.0 - p, probes);
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The driver's parts and what passes between them: the run's settings (bench.c), the
+ * filters and test runs every part times with (bench_bpf.c), what scripts/bench.sh
+ * measured (script_results.c), and per part its tables and the figures the targets are
+ * judged on (struct addr_results, struct name_results, struct load_results).
+ */
+#ifndef BENCH_PARTS_H
+#define BENCH_PARTS_H
+
+#include "bench.h"
+#include "filter.h"
+
+#define MAX_SIZES		3
+#define BENCH_SEED		0x62656e6368ULL	/* "bench": filters are reproducible */
+#define MIB			(1024.0 * 1024.0)
+
+struct bench;	/* the skeleton of bpf/bench.bpf.c (bench.skel.h) */
+
+/* ---- the run's settings: the options and what --quick or the full run sets (bench.c) ---- */
+
+struct bench_settings {
+	bool quick;
+	const char *out_dir;		/* the Markdown and CSV files */
+	const char *lists_dir;		/* the generated lists of the in-process load path */
+	const char *load_results;	/* what scripts/bench.sh measured */
+	int rounds;			/* samples per figure */
+	int cpu;			/* the one CPU the test runs are pinned to */
+	__u32 sizes[MAX_SIZES];		/* the address rows' list sizes, the last the largest */
+	int nsizes;
+	__u32 cold_repeat, hot_repeat, name_repeat;	/* test runs per sample */
+	__u32 split_pairs;		/* new flows per sample of a split ClientHello */
+	__u32 fpr_lookups;		/* cold non-member lookups per structure */
+	__u32 names_n;			/* generated names (and addresses) of the name rows */
+	/* the hash map's batch rows and the nft sets; the last also the load path's lines */
+	__u32 batch_sizes[2];
+};
+
+/* Set by main() before any part runs; read-only after. */
+extern struct bench_settings settings;
+
+/* ---- what every part runs on (bench_bpf.c) ---- */
+
+/* One BPF_PROG_TEST_RUN: average ns per run over repeat runs; retval may be NULL. */
+int test_run(int prog_fd, const void *data, __u32 len, __u32 repeat, double *ns,
+	     __u32 *retval);
+
+/* The bench skeleton opened and loaded (the verifier walks every bloomblock program). */
+int skeleton_load(struct bench **skel);
+
+/* A bloomblock filter built by the real builder (bb_filter_build), in an inner map of its own. */
+struct bench_filter {
+	int fd;				/* the inner map; -1 when none */
+	long long memlock;		/* bytes, as the kernel accounts it */
+	long long sys_kb;		/* MemAvailable before and after its map */
+	struct bb_header hdr;
+	struct bb_plan plan;
+};
+
+int filter_make(struct bench_filter *f, const struct bb_list *list, __u32 flags);
+void filter_close(struct bench_filter *f);
+/* Put an inner map into slot 0 of an outer map (a skeleton's `filters`). */
+int filter_slot_set(int outer_fd, int inner_fd);
+/* The per-packet FPR the filter plans: one trial per probe length of the family. */
+double filter_fpr_per_packet(const struct bench_filter *f, bool ipv4);
+
+/* Where the time of a push goes: create the map, mmap it, copy the image, munmap. */
+struct push_times {
+	double create, map, copy, unmap;
+};
+
+/*
+ * The inner map as bb_filter_push() makes it, with the time of each step (t may be
+ * NULL); populate: map all pages at mmap time (MAP_POPULATE), not one fault per page.
+ * Returns the map's fd, or a negative errno.
+ */
+int filter_map_image(const struct bb_filter *filter, bool populate, struct push_times *t);
+
+/* ---- what scripts/bench.sh measured: its results file of "name value" lines ---- */
+
+struct script_results {
+	struct {
+		char name[64], value[128];
+	} line[128];
+	int n;
+};
+
+/* A file that cannot be read gives no lines: every row it feeds says "not measured". */
+void script_results_read(struct script_results *r, const char *path);
+const char *script_value(const struct script_results *r, const char *name);
+/* The value as a number; NAN when absent or not a number. */
+double script_number(const struct script_results *r, const char *name);
+
+/* ---- the address rows (bench_addr.c): tables 1a, 1b, 3 and 4 ---- */
+
+/* Cache-cold, bloomblock's IPv4 filter and its comparators: medians and net of derive, ns. */
+struct addr_cold {
+	double bloomblock_ns, hash_ns, bloom_ns;
+	double bloomblock_net_ns, hash_net_ns, bloom_net_ns;
+	/* bloomblock over the HASH and BLOOM_FILTER rows, round by round, then the median */
+	double bloomblock_x_hash, bloomblock_x_bloom;
+};
+
+/* Hot, IPv4: medians in ns, and each lookup row over parse+count, paired. */
+struct addr_hot {
+	double bloomblock_ns, parse_ns;
+	double bloomblock_x_parse, ideal_x_parse, hash_x_parse;
+};
+
+/* bloomblock's IPv4 filter against the IPv4 hash map. */
+struct addr_memory {
+	double hash_bytes, bloomblock_bytes;	/* memlock */
+	double bloomblock_bits_per_entry;
+	double fpr_measured, fpr_planned;	/* per packet */
+};
+
+struct addr_results {
+	struct table cold_table, hot_table, memory_table, fpr_table;
+	__u32 n;			/* the largest list size: the figures below are at it */
+	struct addr_cold cold[2];	/* [0] members (hit), [1] non-members (miss) */
+	struct addr_hot hot[2];
+	struct addr_memory memory;
+};
+
+/* Every list size of settings.sizes, one after the other. */
+int addr_run(struct addr_results *res);
+
+/* ---- the name rows (bench_names.c): table 2 ---- */
+
+enum name_proto { PROTO_DNS, PROTO_TLS, PROTO_TLS_SPLIT, PROTO_HTTP, PROTO_MAX };
+
+extern const char *const proto_names[PROTO_MAX];
+
+struct name_figures {
+	double ns;		/* median */
+	double x_ipv4_check;	/* over the IPv4 check run just before, paired */
+};
+
+struct name_results {
+	struct table table;
+	struct name_figures four_labels[PROTO_MAX][2];	/* [proto][hit, miss] */
+	double ipv4_check_ns;	/* the IPv4 check (a miss) beside them, median */
+};
+
+int names_run(struct name_results *res);
+
+/* A name row's packet; a split ClientHello is two segments. */
+struct name_pkt {
+	__u8 data[PKT_MAX];
+	size_t len;
+	__u8 seg2[PKT_MAX];	/* split: the second segment */
+	size_t len2;
+};
+
+/* The name a row asks for: "bb-hit.example" or a subdomain (hit), else a miss's variant. */
+void name_for(char *buf, size_t size, int labels, bool hit, int variant);
+/* The packet of one protocol that carries name, from a source no list holds. */
+int name_pkt_build(struct name_pkt *p, enum name_proto proto, const char *name);
+
+/* ---- the load path (bench_load.c): table 5 ---- */
+
+/* One list's loads: the CLI's (scripts/bench.sh) and the in-process path's. */
+struct list_load {
+	double cli_wall_s;		/* first load: process start to exit, filter live */
+	double cli_sum_s;		/* its own parse + build + push */
+	double cli_reload_wall_s;
+	double cli_peak_rss;		/* bytes */
+	double cli_filter_bytes;
+	double in_process_1t_s;		/* parse + build + push on 1 thread */
+	double in_process_2t_s;		/* parse, build into the new map, swap: 2 threads */
+};
+
+/* The push of the built IPv4 filter, step by step, until live. */
+struct push_figures {
+	double bytes;
+	double live_s, copy_s;		/* medians: until live, and its copy */
+	struct st3 copy_share;		/* the copy's share of each push until live */
+	double memcpy_warm_s;		/* the same bytes into memory already mapped */
+};
+
+struct load_results {
+	struct table table;
+	__u32 lines;			/* of each generated list */
+	struct list_load ip4, names;
+	struct push_figures push;
+};
+
+/*
+ * The CLI's and nft's rows from script, then the in-process rows (if settings.lists_dir),
+ * then a hash map's batch update of the same addresses.
+ */
+int load_run(struct load_results *res, const struct script_results *script);
+
+/* ---- the veth part's table (veth.c): table 6, from script ---- */
+
+void veth_report(struct table *table, const struct script_results *script);
+
+/* ---- the targets and the report (bench_report.c) ---- */
+
+void report_targets(struct table *table, const struct addr_results *addr,
+		    const struct name_results *names, const struct load_results *load);
+/* The header and every table as text on f. */
+void report_print(FILE *f, struct table *const *tables, int n);
+/* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */
+int report_write_files(struct table *const *tables, int n);
+
+/* ---- --profile (bench_profile.c): one row in a loop, for perf ---- */
+
+int profile_run(const char *row, double seconds, const char *line_map);
+
+#endif /* BENCH_PARTS_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report: the targets judged on the parts' figures (the targets table), the
+ * machine's header, and every table as text, Markdown and tidy CSV.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_parts.h"
+
+#define LOAD_RSS_CONST_MIB	24	/* the constant of the streamed load's memory bound */
+
+/* ---- the targets ---- */
+
+static void target(struct table *t, const char *what, const char *measured, const char *limit,
+		   bool met)
+{
+	const char *cells[] = { what, measured, limit, met ? "met" : "NOT MET" };
+
+	table_add(t, cells);
+}
+
+/*
+ * The verdict on the ratio taken round by round (the rows of a round run back to
+ * back), as the hot and name targets are: on a shared host the medians of two rows
+ * can come from different minutes.
+ */
+static void cold_targets(struct table *t, const struct addr_results *addr, const char *nn)
+{
+	char m[BT_CELL], what[BT_CELL];
+	int o;
+
+	for (o = 0; o < 2; o++) {
+		const struct addr_cold *c = &addr->cold[o];
+
+		snprintf(what, sizeof(what), "cold IPv4 check at %s (%s) <= 0.5x HASH", nn,
+			 o ? "miss" : "hit");
+		snprintf(m, sizeof(m), "%.2fx (paired); medians %.0f vs %.0f ns, net of derive "
+			 "%.0f vs %.0f", c->bloomblock_x_hash, c->bloomblock_ns, c->hash_ns,
+			 c->bloomblock_net_ns, c->hash_net_ns);
+		target(t, what, m, "<= 0.50x", c->bloomblock_x_hash <= 0.5);
+		snprintf(what, sizeof(what), "cold IPv4 check at %s (%s) < BLOOM_FILTER map", nn,
+			 o ? "miss" : "hit");
+		snprintf(m, sizeof(m), "%.2fx (paired); medians %.0f vs %.0f ns, net of derive "
+			 "%.0f vs %.0f", c->bloomblock_x_bloom, c->bloomblock_ns, c->bloom_ns,
+			 c->bloomblock_net_ns, c->bloom_net_ns);
+		target(t, what, m, "< 1.00x", c->bloomblock_x_bloom < 1);
+	}
+}
+
+static void hot_targets(struct table *t, const struct addr_results *addr)
+{
+	char m[BT_CELL], what[BT_CELL];
+	int o;
+
+	for (o = 0; o < 2; o++) {
+		const struct addr_hot *h = &addr->hot[o];
+
+		snprintf(what, sizeof(what), "hot IPv4 check (%s) within 1.5x of parse+count",
+			 o ? "miss" : "hit");
+		snprintf(m, sizeof(m), "%.0f vs %.0f ns: %.2fx (paired); Bloom test without a "
+			 "map %.2fx, exact HASH %.2fx", h->bloomblock_ns, h->parse_ns,
+			 h->bloomblock_x_parse, h->ideal_x_parse, h->hash_x_parse);
+		target(t, what, m, "<= 1.50x", h->bloomblock_x_parse <= 1.5);
+	}
+}
+
+static void name_targets(struct table *t, const struct name_results *names)
+{
+	static const enum name_proto protos[] = { PROTO_DNS, PROTO_TLS, PROTO_HTTP };
+	char m[BT_CELL], what[BT_CELL];
+	size_t i;
+	int o;
+
+	for (i = 0; i < ARRAY_SIZE(protos); i++)
+		for (o = 0; o < 2; o++) {
+			const struct name_figures *f = &names->four_labels[protos[i]][o];
+
+			snprintf(what, sizeof(what), "%s, 4 labels (%s) within 3x of the IPv4 "
+				 "check", proto_names[protos[i]], o ? "miss" : "hit");
+			snprintf(m, sizeof(m), "%.0f vs %.0f ns: %.2fx (paired)", f->ns,
+				 names->ipv4_check_ns, f->x_ipv4_check);
+			target(t, what, m, "<= 3.00x", f->x_ipv4_check <= 3);
+		}
+}
+
+static void memory_targets(struct table *t, const struct addr_results *addr, const char *nn)
+{
+	const struct addr_memory *mem = &addr->memory;
+	char m[BT_CELL];
+
+	snprintf(m, sizeof(m), "%.2f bits/entry (memlock) at %s; FPR measured %.4f%%, planned "
+		 "%.4f%%", mem->bloomblock_bits_per_entry, nn, 100 * mem->fpr_measured,
+		 100 * mem->fpr_planned);
+	target(t, "at 0.1% FPR at most 16 bits per entry", m, "<= 16",
+	       mem->bloomblock_bits_per_entry <= 16);
+	snprintf(m, sizeof(m), "HASH %.0f bytes / bloomblock %.0f bytes = %.1fx", mem->hash_bytes,
+		 mem->bloomblock_bytes, mem->hash_bytes / mem->bloomblock_bytes);
+	target(t, ">= 40x less memory than the hash map", m, ">= 40x",
+	       mem->hash_bytes / mem->bloomblock_bytes >= 40);
+}
+
+/*
+ * The verdict: the CLI's first load, process start to filter live (programs loaded
+ * and verified, attached); a reload and the in-memory path beside it.
+ */
+static void load_target(struct table *t, const struct list_load *l, const char *what)
+{
+	char m[BT_CELL];
+
+	snprintf(m, sizeof(m), "CLI first load %.2fs (sum %.2fs), reload %.2fs; in-memory 1t "
+		 "%.2fs, 2t %.2fs", l->cli_wall_s, l->cli_sum_s, l->cli_reload_wall_s,
+		 l->in_process_1t_s, l->in_process_2t_s);
+	target(t, what, m, "< 3 s", l->cli_wall_s < 3);
+}
+
+/* The streamed load's bound (docs/DESIGN.md): the filter mapped, plus a constant. */
+static bool rss_within_bound(const struct list_load *l)
+{
+	return l->cli_peak_rss <= 2 * l->cli_filter_bytes + LOAD_RSS_CONST_MIB * MIB;
+}
+
+static void load_targets(struct table *t, const struct load_results *load)
+{
+	char m[BT_CELL], what[BT_CELL], ln[16];
+
+	pow10_name(load->lines, ln, sizeof(ln));
+	snprintf(what, sizeof(what), "%s-line IPv4 list parsed+built+live < 3 s", ln);
+	load_target(t, &load->ip4, what);
+	snprintf(what, sizeof(what), "%s-line hostname list parsed+built+live < 3 s", ln);
+	load_target(t, &load->names, what);
+	snprintf(what, sizeof(what), "%s-line lists: load peak RSS <= 2 x filter + %u MiB", ln,
+		 LOAD_RSS_CONST_MIB);
+	snprintf(m, sizeof(m), "IPv4 %.0f MiB (filter %.1f MiB), hostnames %.0f MiB (filter "
+		 "%.1f MiB)", load->ip4.cli_peak_rss / MIB, load->ip4.cli_filter_bytes / MIB,
+		 load->names.cli_peak_rss / MIB, load->names.cli_filter_bytes / MIB);
+	target(t, what, m, "<= 2 x filter + const",
+	       rss_within_bound(&load->ip4) && rss_within_bound(&load->names));
+}
+
+static void push_target(struct table *t, const struct push_figures *push)
+{
+	char m[BT_CELL];
+
+	snprintf(m, sizeof(m), "live after %.1f ms: copy %.1f ms, %.0f%% (%.0f-%.0f%%), %.2f GB/s; "
+		 "memcpy %.2f mapped", 1e3 * push->live_s, 1e3 * push->copy_s,
+		 100 * push->copy_share.med, 100 * push->copy_share.min,
+		 100 * push->copy_share.max, push->bytes / push->copy_s / 1e9,
+		 push->bytes / push->memcpy_warm_s / 1e9);
+	target(t, "push of a built filter until live dominated by the copy (median of 9 pushes)",
+	       m, "copy >= 50% of it", push->copy_share.med >= 0.5);
+}
+
+void report_targets(struct table *table, const struct addr_results *addr,
+		    const struct name_results *names, const struct load_results *load)
+{
+	static const char *const target_cols[] = { "target", "measured", "limit", "verdict",
+						   NULL };
+	char nn[16];
+
+	table_init(table, "targets", "Targets (same run)", 1, target_cols);
+	pow10_name(addr->n, nn, sizeof(nn));
+	cold_targets(table, addr, nn);
+	hot_targets(table, addr);
+	name_targets(table, names);
+	memory_targets(table, addr, nn);
+	load_targets(table, load);
+	push_target(table, &load->push);
+}
+
+/* ---- the header: the machine, the kernel, the run ---- */
+
+/* The first word of a one-line file (sysfs, procfs); fallback when it cannot be read. */
+static void read_word(const char *path, char *buf, size_t size, const char *fallback)
+{
+	char fmt[16];
+	FILE *p = fopen(path, "r");
+
+	snprintf(buf, size, "%s", fallback);
+	if (!p)
+		return;
+	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
+	if (fscanf(p, fmt, buf) != 1)
+		snprintf(buf, size, "%s", fallback);
+	fclose(p);
+}
+
+static void cpu_and_memory(FILE *f, const char *item)
+{
+	char line[256], model[200] = "unknown", l3[32];
+	long long mem_kb = 0;
+	FILE *p;
+
+	p = fopen("/proc/cpuinfo", "r");
+	if (p) {
+		while (fgets(line, sizeof(line), p))
+			if (sscanf(line, "model name : %199[^\n]", model) == 1)
+				break;
+		fclose(p);
+	}
+	read_word("/sys/devices/system/cpu/cpu0/cache/index3/size", l3, sizeof(l3), "?");
+	p = fopen("/proc/meminfo", "r");
+	if (p) {
+		if (fscanf(p, "MemTotal: %lld kB", &mem_kb) != 1)
+			mem_kb = 0;
+		fclose(p);
+	}
+	fprintf(f, "%sCPU: %s, %ld online CPUs (runs pinned to CPU %d), L3 %s; memory %.1f GiB\n",
+		item, model, sysconf(_SC_NPROCESSORS_ONLN), settings.cpu, l3,
+		mem_kb / 1048576.0);
+}
+
+/* What changes every figure: BPF run-time stats, the clock, the hypervisor. */
+static void timing_setup(FILE *f, const char *item)
+{
+	char stats_text[16], clock[64], hyp[64];
+	int stats;
+
+	read_word("/proc/sys/kernel/bpf_stats_enabled", stats_text, sizeof(stats_text), "-1");
+	if (sscanf(stats_text, "%d", &stats) != 1)
+		stats = -1;
+	read_word("/sys/devices/system/clocksource/clocksource0/current_clocksource", clock,
+		  sizeof(clock), "?");
+	read_word("/sys/hypervisor/type", hyp, sizeof(hyp), "");
+	fprintf(f, "%skernel.bpf_stats_enabled=%d%s; clocksource %s%s%s\n", item, stats,
+		stats == 1 ? " (every program run reads sched_clock() twice: part of every "
+		"figure, the empty floor included)" : "", clock, hyp[0] ? "; hypervisor " : "",
+		hyp);
+}
+
+static void machine(FILE *f, bool md)
+{
+	const char *item = md ? "- " : "";
+	struct utsname u;
+
+	cpu_and_memory(f, item);
+	uname(&u);
+	fprintf(f, "%sKernel: %s %s %s (%s)\n", item, u.sysname, u.release, u.version,
+		u.machine);
+	timing_setup(f, item);
+	fprintf(f, "%sRun: %s mode, %d rounds per figure (median, min-max); cold repeat %u, hot "
+		"repeat %u, name repeat %u; %s; commit %s\n", item,
+		settings.quick ? "QUICK (smoke: small sizes)" : "full", settings.rounds,
+		settings.cold_repeat, settings.hot_repeat, settings.name_repeat,
+		getenv("BENCH_DATE") ? getenv("BENCH_DATE") : "",
+		getenv("BENCH_COMMIT") ? getenv("BENCH_COMMIT") : "?");
+}
+
+/* ---- the tables, printed and written ---- */
+
+void report_print(FILE *f, struct table *const *tables, int n)
+{
+	int i;
+
+	fprintf(f, "\nbloomblock benchmark%s\n", settings.quick ? " (quick)" : "");
+	machine(f, false);
+	for (i = 0; i < n; i++)
+		table_print_text(f, tables[i]);
+}
+
+int report_write_files(struct table *const *tables, int n)
+{
+	char path[512], stamp[32];
+	time_t t = time(NULL);
+	int pass, i;
+	FILE *f;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+	for (pass = 0; pass < 4; pass++) {
+		bool csv = pass % 2, latest = pass >= 2;
+
+		snprintf(path, sizeof(path), "%s/%s%s.%s", settings.out_dir,
+			 latest ? "latest" : "bench-", latest ? "" : stamp, csv ? "csv" : "md");
+		f = fopen(path, "w");
+		if (!f) {
+			bench_warn("%s: %s\n", path, strerror(errno));
+			return -errno;
+		}
+		if (csv) {
+			table_print_csv_header(f);
+			for (i = 0; i < n; i++)
+				table_print_csv(f, tables[i]);
+		} else {
+			fprintf(f, "## bloomblock benchmark%s\n\n",
+				settings.quick ? " (quick)" : "");
+			machine(f, true);
+			for (i = 0; i < n; i++)
+				table_print_md(f, tables[i]);
+		}
+		fclose(f);
+		if (!latest)
+			fprintf(stderr, "bench: wrote %s\n", path);
+	}
+	return 0;
+}
