@@ -54,7 +54,7 @@ int skeleton_load(struct bench **skel)
 int filter_map_image(const struct bb_filter *filter, bool populate, struct push_times *t)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	__u64 elements = bb_filter_elements(filter->hdr.nblocks);
+	__u64 elements = bb_filter_elements(filter->hdr.nblocks, filter->hdr.allow_blocks);
 	size_t size = elements * BB_BLOCK_BYTES, page = sysconf(_SC_PAGESIZE);
 	size_t map_len = (size + page - 1) / page * page;
 	double t0 = now_s(), t1, t2, t3;

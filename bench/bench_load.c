@@ -492,7 +492,7 @@ static int push_rows(struct load_results *res, const struct bb_filter *filter,
 		     const struct push_steps *steps, double push_s)
 {
 	const struct push_times *pt = &steps->median, *pop = &steps->populate;
-	size_t bytes = bb_filter_elements(filter->hdr.nblocks) * BB_BLOCK_BYTES;
+	size_t bytes = bb_filter_elements(filter->hdr.nblocks, filter->hdr.allow_blocks) * BB_BLOCK_BYTES;
 	const struct push_figures *push = &res->push;
 	double fresh_s = 0, warm_s = 0, pop_live = push_until_live(pop, steps);
 	struct table *t = &res->table;

@@ -117,12 +117,19 @@ struct {
 
 #define BB_TCP_SYN 0x02
 
-/* What one packet's checks share. */
+/*
+ * What one packet's checks share. A context that asks the allowlist (allow) is a
+ * copy of the one whose lookup hit, with the same filter: a verdict never pairs one
+ * filter's hit with another one's allowlist.
+ */
 struct bb_ctx {
 	void *filter;
 	const struct bb_header *hdr;
 	struct bb_stats *st;
 	struct bb_scratch *sc;
+	const struct bb_allow_header *ah;	/* set in an allowlist context */
+	__u32 allow_first, allow_blocks;	/* the allowlist's table in filter */
+	int allow;				/* a constant where it is set */
 };
 
 static __always_inline int hash_hit(const struct bb_ctx *c, __u64 h)
@@ -148,10 +155,31 @@ static __always_inline int short_hit(void *filter, int v4, const __u8 *addr)
 #define BB_MATCH_HDR(c)		((c)->hdr)
 #define BB_MATCH_KEY(c)		((c)->sc->key)
 #define BB_MATCH_STATES(c)	((c)->sc->name_states)
+#define BB_MATCH_KINDS(c)	((c)->allow ? (c)->ah->flags : (c)->hdr->flags)
+
+/* One allowlist test: h's fingerprint in one of its two blocks. */
+static __always_inline int allow_hit(const struct bb_ctx *c, __u64 h)
+{
+	__u64 fp = bb_allow_fp(h);
+	__u32 way, i, idx;
+
+	for (way = 0; way < BB_ALLOW_WAYS; way++) {
+		const struct bb_block *blk;
+
+		idx = c->allow_first + bb_allow_block_of(h, c->allow_blocks, way);
+		blk = bpf_map_lookup_elem(c->filter, &idx);
+		if (!blk)
+			continue;
+		for (i = 0; i < BB_WORDS; i++)
+			if (blk->words[i] == fp)
+				return 1;
+	}
+	return 0;
+}
 
 static __always_inline int bb_match_lookup(const struct bb_ctx *c, __u64 h)
 {
-	return hash_hit(c, h);
+	return c->allow ? allow_hit(c, h) : hash_hit(c, h);
 }
 
 static __always_inline int bb_match_short(const struct bb_ctx *c, int v4, const __u8 *addr)
@@ -160,6 +188,118 @@ static __always_inline int bb_match_short(const struct bb_ctx *c, int v4, const 
 }
 
 #include "bb_match.h"
+
+/* The live filter's header, if there is a valid one. */
+static __always_inline int open_filter(struct bb_ctx *c)
+{
+	__u32 zero = 0;
+
+	c->filter = bpf_map_lookup_elem(&filters, &zero);
+	c->hdr = c->filter ? bpf_map_lookup_elem(c->filter, &zero) : NULL;
+	return c->hdr && c->hdr->magic == BB_MAGIC && c->hdr->abi_version == BB_ABI_VERSION &&
+	       c->hdr->nblocks;
+}
+
+/*
+ * An allowlist context for c's filter, when its allowlist holds any of kinds
+ * (BB_HDR_F_NAMES, BB_HDR_F_URLS; 0: anything).
+ */
+static __always_inline int allow_open(const struct bb_ctx *c, struct bb_ctx *a, __u32 kinds)
+{
+	__u32 idx = BB_FIRST_BLOCK + c->hdr->nblocks;
+
+	if (!c->hdr->allow_blocks)
+		return 0;
+	*a = *c;
+	a->allow = 1;
+	a->ah = bpf_map_lookup_elem(c->filter, &idx);
+	if (!a->ah || !a->ah->items || (kinds && !(a->ah->flags & kinds)))
+		return 0;
+	a->allow_first = idx + 1;
+	a->allow_blocks = c->hdr->allow_blocks;
+	return 1;
+}
+
+/* What bb_allow_pass() is asked about. */
+enum bb_allow_what {
+	BB_ALLOW_IP4,		/* the address in a */
+	BB_ALLOW_IP6,		/* the address in a (bytes 0..7) and b (8..15) */
+	BB_ALLOW_NAME,		/* the name in the scratch key buffer */
+};
+
+/*
+ * After a hit in the filter whose allowlist's map_id is map_id: whether the packet
+ * passes after all, because the allowlist holds what hit (counted: allowed). A global
+ * function, verified once on its own: its enumerations inline at every hit site
+ * would take the entry program past the verifier's budget. It looks the live filter
+ * up again, so when that is no longer the one that hit (a reload in between), the
+ * live one decides both the hit and the allowance: a verdict never pairs one
+ * filter's hit with another one's allowlist.
+ */
+__noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
+{
+	struct bb_ctx c = {}, al;
+	__u32 zero = 0, idx;
+	__u8 addr[16];
+	int hit = 1, ok;
+
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.st || !c.sc || !open_filter(&c))
+		return 1;	/* unloaded meanwhile: what no filter does, pass */
+	bb_store64(addr, a);
+	bb_store64(addr + 8, b);
+	idx = BB_FIRST_BLOCK + c.hdr->nblocks;
+	al.ah = bpf_map_lookup_elem(c.filter, &idx);
+	if (!al.ah || al.ah->map_id != map_id) {
+		/* another filter now: the hit is its to say */
+		if (what == BB_ALLOW_NAME)
+			hit = bb_match_name(&c, c.sc->name_len);
+		else if (what == BB_ALLOW_IP4)
+			hit = bb_match_ip4(&c, addr);
+		else
+			hit = bb_match_ip6(&c, addr);
+		if (!hit)
+			return 1;
+	}
+	if (what == BB_ALLOW_NAME)
+		ok = allow_open(&c, &al, BB_HDR_F_NAMES) && bb_match_name(&al, c.sc->name_len);
+	else if (what == BB_ALLOW_IP4)
+		ok = allow_open(&c, &al, 0) && bb_allow_ip4(&al, al.ah, addr);
+	else
+		ok = allow_open(&c, &al, 0) && bb_allow_ip6(&al, al.ah, addr);
+	if (ok)
+		c.st->allowed++;
+	return ok;
+}
+
+/* The map id of c's allowlist, when it holds anything: whether a hit needs asking. */
+static __always_inline int allow_wanted(const struct bb_ctx *c, __u32 *map_id)
+{
+	__u32 idx = BB_FIRST_BLOCK + c->hdr->nblocks;
+	const struct bb_allow_header *ah;
+
+	if (!c->hdr->allow_blocks)
+		return 0;
+	ah = bpf_map_lookup_elem(c->filter, &idx);
+	if (!ah || !ah->items)
+		return 0;
+	*map_id = ah->map_id;
+	return 1;
+}
+
+/* After an address's hit: the allowlist's word on it (bb_allow_pass()). */
+static __always_inline int addr_allowed(const struct bb_ctx *c, const struct bb_packet *pkt,
+					const __u8 *addr)
+{
+	__u32 id;
+
+	if (!allow_wanted(c, &id))
+		return 0;
+	if (pkt->l3_proto == ETH_P_IP)
+		return bb_allow_pass(BB_ALLOW_IP4, bb_load32(addr), 0, id);
+	return bb_allow_pass(BB_ALLOW_IP6, bb_load64(addr), bb_load64(addr + 8), id);
+}
 
 static __always_inline int match_addr(const struct bb_ctx *c, const struct bb_packet *pkt,
 				      const __u8 *addr)
@@ -502,25 +642,15 @@ static __always_inline int verdict(const struct bb_ctx *c, int hit)
 	return hit ? BB_FLAG : BB_PASS;
 }
 
-/* The live filter's header, if there is a valid one. */
-static __always_inline int open_filter(struct bb_ctx *c)
-{
-	__u32 zero = 0;
-
-	c->filter = bpf_map_lookup_elem(&filters, &zero);
-	c->hdr = c->filter ? bpf_map_lookup_elem(c->filter, &zero) : NULL;
-	return c->hdr && c->hdr->magic == BB_MAGIC && c->hdr->abi_version == BB_ABI_VERSION &&
-	       c->hdr->nblocks;
-}
-
 /*
  * Match the name a protocol's check left in the scratch buffer and count the hit
- * by protocol. BB_TAIL: an HTTP request whose host is not listed, for the URL
- * program.
+ * by protocol; an allowed name passes, its URLs too. BB_TAIL: an HTTP request whose
+ * host is not listed, for the URL program.
  */
 static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 {
 	int hit = bb_match_name(c, c->sc->name_len);
+	__u32 id;
 
 	if (hit) {
 		if (svc == BB_SVC_DNS)
@@ -529,6 +659,9 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 			c->st->tls_hits++;
 		else
 			c->st->http_hits++;
+		/* an allowed name passes, and its URLs */
+		if (allow_wanted(c, &id))
+			hit = !bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
 	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
 		return BB_TAIL;
 	}
@@ -559,6 +692,7 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 	int ret, hit = 0;
 
 	c.sc = NULL;
+	c.allow = 0;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st)
 		return BB_PASS;
@@ -595,12 +729,16 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 				c.st->ip4_hits++;
 			else
 				c.st->ip6_hits++;
+			/* an allowed address is as if unlisted: the other checks go on */
+			hit = !addr_allowed(&c, &pkt, pkt.saddr);
 		}
 	}
 	if (!hit && (dir == BB_EGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH))) {
 		hit = match_addr(&c, &pkt, pkt.daddr);
-		if (hit)
+		if (hit) {
 			c.st->ip_dst_hits++;
+			hit = !addr_allowed(&c, &pkt, pkt.daddr);
+		}
 	}
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
 		c.sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -667,10 +805,13 @@ static __always_inline int service_core(void *data, void *data_end, int svc, __u
 	return verdict(&c, found == BB_FOUND_DROP);
 }
 
-/* The URL program: host suffixes times path prefixes of the request in scratch. */
+/*
+ * The URL program: host suffixes times path prefixes of the request in scratch. A
+ * hit passes when the allowlist holds the URL (the same enumeration) or the host.
+ */
 static __always_inline int url_core(void)
 {
-	struct bb_ctx c = {};
+	struct bb_ctx c = {}, a;
 	__u32 zero = 0;
 	int hit;
 
@@ -681,8 +822,15 @@ static __always_inline int url_core(void)
 	if (!open_filter(&c))
 		return verdict(&c, 0);
 	hit = bb_match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
-	if (hit)
+	if (hit) {
 		c.st->url_hits++;
+		if (allow_open(&c, &a, BB_HDR_F_URLS | BB_HDR_F_NAMES) &&
+		    (bb_match_name(&a, c.sc->name_len) ||
+		     bb_match_url(&a, c.sc->name_len, c.sc->path_len, c.sc->path_full))) {
+			c.st->allowed++;
+			hit = 0;
+		}
+	}
 	return verdict(&c, hit);
 }
 

@@ -152,6 +152,22 @@ static __always_inline __u32 bb_block_of(__u64 h, __u32 nblocks)
 }
 
 /*
+ * A key's fingerprint in the allowlist (never 0, an empty slot) and its two blocks
+ * there (way 0 and 1), from bits of the hash that bb_block_of() does not use alone.
+ */
+static __always_inline __u64 bb_allow_fp(__u64 h)
+{
+	return h | 1;
+}
+
+static __always_inline __u32 bb_allow_block_of(__u64 h, __u32 allow_blocks, __u32 way)
+{
+	__u64 bits = way ? (h >> 16) & 0xffffffffULL : h & 0xffffffffULL;
+
+	return (__u32)((bits * (__u64)allow_blocks) >> 32);
+}
+
+/*
  * The salts: probe i uses salts[i] in word i % 8. Indexed by constants only, so
  * they compile to immediates.
  */

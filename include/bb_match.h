@@ -10,8 +10,15 @@
  *   BB_MATCH_HDR(c)                the live header (const struct bb_header *)
  *   BB_MATCH_KEY(c)                the key buffer (__u8 *, BB_KEYBUF_BYTES)
  *   BB_MATCH_STATES(c)             BB_NAME_STATES words for bb_match_name()
- *   bb_match_lookup(c, h)          one Bloom block test of hash h (1: all bits set)
+ *   BB_MATCH_KINDS(c)              BB_HDR_F_NAMES, BB_HDR_F_URLS: what the table
+ *                                  asked holds (the header's flags, or the allowlist's)
+ *   bb_match_lookup(c, h)          one Bloom block test of hash h (1: all bits set),
+ *                                  or, in a context that asks the allowlist, one
+ *                                  allowlist test (1: h's fingerprint is there)
  *   bb_match_short(c, v4, addr)    the exact short table's bit for addr's /16
+ * The allowlist is asked after a hit, with the same enumerations for names and URLs
+ * (an allowed name passes its subdomains as a listed one blocks them) and its own
+ * prefix lengths for addresses (bb_allow_ip4(), bb_allow_ip6()).
  * Every loop is written for the verifier (counts through memory, copies counted
  * down: see bb_xxh64() and bb_forget()); in userspace those are plain loops.
  */
@@ -19,8 +26,8 @@
 #define BB_MATCH_H
 
 #if !defined(BB_MATCH_CTX) || !defined(BB_MATCH_HDR) || !defined(BB_MATCH_KEY) || \
-	!defined(BB_MATCH_STATES)
-#error "define BB_MATCH_CTX, BB_MATCH_HDR, BB_MATCH_KEY and BB_MATCH_STATES first"
+	!defined(BB_MATCH_STATES) || !defined(BB_MATCH_KINDS)
+#error "define BB_MATCH_CTX, BB_MATCH_HDR, BB_MATCH_KEY, BB_MATCH_STATES and BB_MATCH_KINDS first"
 #endif
 
 #include "bloomblock.h"
@@ -66,6 +73,40 @@ static __always_inline int bb_match_ip6(const BB_MATCH_CTX *c, const __u8 *addr)
 	return 0;
 }
 
+/* The allowlist's addresses: addr at each prefix length the allowlist holds. */
+static __always_inline int bb_allow_ip4(const BB_MATCH_CTX *c, const struct bb_allow_header *ah,
+					const __u8 *addr)
+{
+	__u64 seed = BB_MATCH_HDR(c)->seed;
+	__u32 i;
+
+	for (i = 0; i < BB_ALLOW_MAX_PLENS; i++) {
+		if (i >= ah->n_v4_plens)
+			break;
+		if (bb_match_lookup(c, bb_hash_ip4_word(bb_key_ip4_word(addr, ah->v4_plens[i] & 63),
+							seed)))
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline int bb_allow_ip6(const BB_MATCH_CTX *c, const struct bb_allow_header *ah,
+					const __u8 *addr)
+{
+	__u64 seed = BB_MATCH_HDR(c)->seed, hi, lo;
+	__u32 i, plen;
+
+	for (i = 0; i < BB_ALLOW_MAX_PLENS; i++) {
+		if (i >= ah->n_v6_plens)
+			break;
+		plen = ah->v6_plens[i] & 0xff;
+		bb_key_ip6_words(addr, plen, &hi, &lo);
+		if (bb_match_lookup(c, bb_hash_ip6_words(hi, lo, plen, seed)))
+			return 1;
+	}
+	return 0;
+}
+
 /* A key starting at key[start] (its kind tag), len bytes. */
 static __always_inline int bb_key_hit(const BB_MATCH_CTX *c, __u32 start, __u32 len)
 {
@@ -96,7 +137,7 @@ static __always_inline int bb_match_name(const BB_MATCH_CTX *c, __u32 len)
 	__u64 *st = BB_MATCH_STATES(c), s;
 	__u32 n, i, d, left, end;
 
-	if (!(BB_MATCH_HDR(c)->flags & BB_HDR_F_NAMES))
+	if (!(BB_MATCH_KINDS(c) & BB_HDR_F_NAMES))
 		return 0;
 	/* len goes through memory before each use: what one probe's hashing learnt of
 	 * it would otherwise split the verifier's walk of every probe after it */
@@ -134,7 +175,7 @@ static __always_inline int bb_match_url(const BB_MATCH_CTX *c, __u32 hlen, __u32
 	__u32 starts[16], paths[8], n_hosts, n_paths, i, j, d, hosts_left, paths_left;
 	int hit = 0;
 
-	if (!(BB_MATCH_HDR(c)->flags & BB_HDR_F_URLS))
+	if (!(BB_MATCH_KINDS(c) & BB_HDR_F_URLS))
 		return 0;
 	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
 	starts[0] = 0;	/* the exact host: its kind tag goes to key[0] */

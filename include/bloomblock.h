@@ -21,12 +21,16 @@
  *                             16 bits are b is listed (prefixes /0../16)
  *   elements 130 .. 257       IPv6 short table, the same
  *   elements 258 ..           struct bb_block: the blocked Bloom filter's bits
+ *   then                      struct bb_allow_header, then the allowlist's table:
+ *                             allow_blocks blocks of 8 key fingerprints (every
+ *                             filter has one, empty or not, so that one can be
+ *                             added to live)
  *
- * Header, short tables and bits live in one map, so a reload that swaps the map
- * in the one-slot outer map switches all of them together.
+ * Header, short tables, bits and allowlist live in one map, so a reload that swaps
+ * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		4
+#define BB_ABI_VERSION		5
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -86,7 +90,31 @@ struct bb_header {
 	__u8 v6_plens[BB_MAX_PLENS];	/* IPv6 prefix lengths probed, longest first */
 	__u8 n_v4_plens;
 	__u8 n_v6_plens;
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 allow_blocks;	/* the allowlist's table; 0: no allowlist */
+};
+
+/*
+ * The allowlist: exact, small, read only after a Bloom hit (a miss costs nothing
+ * more). A key is allowed when its 64-bit fingerprint (bb_allow_fp() of the hash the
+ * probe computed) sits in one of the 16 slots of its two blocks (bb_allow_block_of()
+ * ways 0 and 1); 0 is an empty slot. Addresses are keyed at their own prefix
+ * lengths, not the filter's probe lengths: an allowed /8 is one key.
+ */
+#define BB_ALLOW_MAX_PLENS	8	/* prefix lengths of allowed addresses, per family */
+#define BB_ALLOW_WAYS		2	/* blocks a fingerprint may sit in */
+
+struct bb_allow_header {
+	__u64 items;			/* keys; 0: an empty allowlist, never read */
+	__u32 flags;			/* BB_HDR_F_NAMES, BB_HDR_F_URLS: kinds present */
+	__u32 map_id;			/* the kernel's id of the map holding it: which
+					 * filter a hit came from, told apart from the
+					 * one live when the allowlist is asked */
+	__u8 v4_plens[BB_ALLOW_MAX_PLENS];	/* IPv4 prefix lengths present */
+	__u8 v6_plens[BB_ALLOW_MAX_PLENS];
+	__u8 n_v4_plens;
+	__u8 n_v6_plens;
+	__u8 pad[26];
 };
 
 /* Bloom filter elements: one key sets k bits of one block. */
@@ -175,7 +203,8 @@ struct bb_key_ip6 {
 	X(http_unparsed, "HTTP requests whose Host could not be read")		\
 	X(quic_initials, "QUIC Initial packets seen (SNI encrypted)")		\
 	X(quic_dropped,	"QUIC Initials dropped (--block-quic)")			\
-	X(ip_dst_hits,	"destination address listed (maybe)")
+	X(ip_dst_hits,	"destination address listed (maybe)")			\
+	X(allowed,	"hits passed: the allowlist holds the item")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -202,6 +231,7 @@ struct bb_stats {
 
 #ifndef __BPF__
 _Static_assert(sizeof(struct bb_header) == BB_BLOCK_BYTES, "header is one block");
+_Static_assert(sizeof(struct bb_allow_header) == BB_BLOCK_BYTES, "allow header is one block");
 _Static_assert(sizeof(struct bb_config) == BB_BLOCK_BYTES, "config is one block");
 _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cache line");
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");

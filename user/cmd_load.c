@@ -560,7 +560,7 @@ static int stream_build(struct load_run *run)
 	struct bb_list_opts quiet = run->lopts;
 	struct bb_list_sink sink = { .entry = stream_entry };
 	struct bb_filter_stream *stream;
-	int i, err;
+	int i, err, end;
 
 	quiet.report = NULL;	/* the first pass reported */
 	quiet.info = NULL;
@@ -580,8 +580,11 @@ static int stream_build(struct load_run *run)
 			       "changed between the two passes of a streamed load: load it again" :
 			       strerror(-err));
 	}
-	run->repeats = bb_filter_stream_end(stream);
-	return err;
+	end = bb_filter_stream_end(stream, &run->repeats);
+	if (!err && end)
+		pr_err("the allowlist found no room for a key: the lists changed between the "
+		       "two passes of a streamed load: load them again\n");
+	return err ?: end;
 }
 
 /* 4. Build, setting the bits straight into the new map. */

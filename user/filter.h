@@ -58,6 +58,8 @@ struct bb_filter {
 	struct bb_block short_v6[BB_SHORT_BLOCKS];
 	struct bb_block *blocks;	/* hdr.nblocks */
 	bool blocks_owned;		/* calloc'd here; else the caller's (a mapped map) */
+	struct bb_allow_header allow_hdr;
+	struct bb_block *allow;		/* hdr.allow_blocks blocks, malloc'd: the allowlist */
 	struct bb_plan plan;
 	struct bb_plen_plan v4, v6;
 	__u64 keys_by_kind[BB_KEY_KIND_MAX];
@@ -71,10 +73,11 @@ struct bb_filter_opts {
 	struct bb_config config;	/* ports and mark; all-zero ports: the defaults */
 	/*
 	 * Where the bit blocks go. NULL: calloc'd, freed by bb_filter_free(). Else called
-	 * once, when the size is known: zeroed memory for nblocks blocks that the caller
-	 * owns, such as the new map itself (bb_filter_map_create()), or NULL.
+	 * once, when the size is known: zeroed memory for a map of nblocks bit blocks and
+	 * allow_blocks allowlist blocks that the caller owns, such as the new map itself
+	 * (bb_filter_map_create()), its bit blocks returned; or NULL.
 	 */
-	struct bb_block *(*blocks_alloc)(void *ctx, __u32 nblocks);
+	struct bb_block *(*blocks_alloc)(void *ctx, __u32 nblocks, __u32 allow_blocks);
 	void *blocks_ctx;
 };
 
@@ -100,6 +103,9 @@ struct bb_key_tally {
 	__u64 parents_only;	/* "*.name": the parent key only */
 	__u64 exact_only;	/* an exact name: the name key only */
 	__u64 urls;
+	__u64 allow_keys;	/* the allowlist's keys */
+	__u64 allow_v4_plens[33], allow_v6_plens[129];	/* its addresses by length */
+	__u32 allow_flags;	/* BB_HDR_F_NAMES, BB_HDR_F_URLS */
 	bool bad;		/* an entry no list parse makes */
 };
 
@@ -115,25 +121,57 @@ struct bb_filter_stream;
  */
 int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *tally,
 			   const struct bb_filter_opts *opts, struct bb_filter_stream **stream);
-/* Set the bits of e's keys; thread is the caller's own number, below opts->threads. */
+/*
+ * Set the bits of e's keys (an allowlist entry's go to the allowlist); thread is the
+ * caller's own number, below opts->threads.
+ */
 void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
 			  const struct bb_entry *e);
 /*
- * Set what is still pending and free the stream. Returns the keys that found all
+ * Set what is still pending and free the stream. *repeats: the keys that found all
  * their bits set already: repeated keys and Bloom collisions alike, and, when threads
- * race on one block, not exactly either. An estimate, not a duplicate count.
+ * race on one block, not exactly either. An estimate, not a duplicate count. Returns
+ * 0, or -ENOSPC when an allowlist key found no room (the tally was not this list's).
  */
-__u64 bb_filter_stream_end(struct bb_filter_stream *stream);
+int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats);
 
-/* Size of the whole map image (header + short block + blocks) in 64-byte elements. */
-static inline __u64 bb_filter_elements(__u32 nblocks)
+/*
+ * Size of the whole map image (header, config, short tables, bit blocks and, when
+ * there is one, the allowlist's header and table) in 64-byte elements.
+ */
+static inline __u64 bb_filter_elements(__u32 nblocks, __u32 allow_blocks)
+{
+	return (__u64)nblocks + BB_FIRST_BLOCK + (allow_blocks ? 1 + (__u64)allow_blocks : 0);
+}
+
+/* Where the allowlist's header is: right after the bit blocks. */
+static inline __u64 bb_allow_index(__u32 nblocks)
 {
 	return (__u64)nblocks + BB_FIRST_BLOCK;
 }
 
 /*
- * Write the map image (header, short tables, bit blocks) to dst, bb_filter_elements()
- * long. Blocks built in place at dst[BB_FIRST_BLOCK] are not copied.
+ * The allowlist's table: blocks of 8 fingerprints (include/bloomblock.h). Insert the
+ * key of hash h: 1 added, 0 there already, -ENOSPC when its blocks are full. Remove:
+ * 1 removed, 0 not there. Test: 1 there. Each is one aligned 8-byte access per slot,
+ * so a live map can be changed while packets read it.
+ */
+int bb_allow_insert(struct bb_block *table, __u32 blocks, __u64 h);
+int bb_allow_remove(struct bb_block *table, __u32 blocks, __u64 h);
+int bb_allow_test(const struct bb_block *table, __u32 blocks, __u64 h);
+/* Blocks for keys allowlist keys, with room for as many added live (at least 64). */
+__u32 bb_allow_blocks_for(__u64 keys);
+
+/*
+ * The hashes of an entry's allowlist keys (an address at its own prefix length, a
+ * name's name and parent keys, a URL's key) under seed: their count (at most 2).
+ */
+unsigned int bb_allow_keys(const struct bb_entry *e, __u64 seed, __u64 *h);
+
+/*
+ * Write the map image (header, short tables, bit blocks, allowlist) to dst,
+ * bb_filter_elements() long. Blocks built in place at dst[BB_FIRST_BLOCK] are not
+ * copied.
  */
 void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst);
 
@@ -151,6 +189,22 @@ int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
  * path prefixes). The same enumerations as the BPF side (include/bb_names.h).
  */
 int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry);
+/*
+ * Whether the allowlist lets an entry through, as the kernel asks it after a hit:
+ * the same enumeration over the allowlist's keys (addresses at its own prefix
+ * lengths). 1 allowed, 0 not.
+ */
+int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry);
+
+/*
+ * Change the allowlist of a live image (the live map, mapped writable) in place, as
+ * packets read it: each store is one aligned word. Add an entry's keys (its prefix
+ * length recorded): 1 added, 0 there already, -ENOSPC no room (nothing changed: a
+ * load sizes the table anew), -E2BIG a prefix length past BB_ALLOW_MAX_PLENS, -EINVAL
+ * no allowlist (another version's filter). Remove: 1 removed, 0 not there.
+ */
+int bb_image_allow_add(struct bb_block *image, const struct bb_entry *e);
+int bb_image_allow_remove(struct bb_block *image, const struct bb_entry *e);
 
 /* Key encodings of names and URLs: kind tag then text. Returns the key length. */
 __u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len);

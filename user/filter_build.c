@@ -176,6 +176,8 @@ void add_entry(struct build_job *job, const struct bb_entry *e)
 	static const enum bb_key_kind name_kinds[] = { BB_KEY_NAME, BB_KEY_NAME_PARENT };
 	static const enum bb_key_kind url_kinds[] = { BB_KEY_URL };
 
+	if (e->flags & BB_ENTRY_F_ALLOW)
+		return;		/* the allowlist's: not in the Bloom filter */
 	switch (e->kind) {
 	case BB_ENTRY_IP4:
 	case BB_ENTRY_IP6:
@@ -399,8 +401,30 @@ struct plen_job {
 	const struct bb_entry *entries;
 	size_t lo, hi;
 	__u64 v4[33], v6[129];
+	struct bb_key_tally allow;	/* the allowlist's entries */
 	bool bad;		/* an entry no list parse makes */
 };
+
+/* The allowlist's keys (few: one thread) into its table. */
+static int allow_build(struct bb_filter *filter, const struct bb_list *list,
+		       const struct bb_key_tally *tally, __u64 seed)
+{
+	__u64 *hashes = NULL;
+	size_t i, n = 0;
+	int err;
+
+	if (tally->allow_keys) {
+		hashes = malloc(tally->allow_keys * sizeof(*hashes));
+		if (!hashes)
+			return -ENOMEM;
+		for (i = 0; i < list->n; i++)
+			if (list->entries[i].flags & BB_ENTRY_F_ALLOW)
+				n += bb_allow_keys(&list->entries[i], seed, hashes + n);
+	}
+	err = allow_table_make(filter, hashes, n, tally);
+	free(hashes);
+	return err;
+}
 
 static void *count_plens(void *arg)
 {
@@ -413,6 +437,8 @@ static void *count_plens(void *arg)
 		if (e->kind >= BB_ENTRY_KIND_MAX || (e->kind == BB_ENTRY_IP4 && e->plen > 32) ||
 		    (e->kind == BB_ENTRY_IP6 && e->plen > 128))
 			job->bad = true;
+		else if (e->flags & BB_ENTRY_F_ALLOW)
+			allow_tally_entry(&job->allow, e);
 		else if (e->kind == BB_ENTRY_IP4)
 			job->v4[e->plen]++;
 		else if (e->kind == BB_ENTRY_IP6)
@@ -461,7 +487,8 @@ int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
 	if (err)
 		return err;
 	if (opts->blocks_alloc) {
-		filter->blocks = opts->blocks_alloc(opts->blocks_ctx, filter->plan.nblocks);
+		filter->blocks = opts->blocks_alloc(opts->blocks_ctx, filter->plan.nblocks,
+						    filter->hdr.allow_blocks);
 	} else {
 		filter->blocks = calloc(filter->plan.nblocks, sizeof(*filter->blocks));
 		filter->blocks_owned = true;
@@ -491,6 +518,7 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 	struct build_job *jobs;
 	struct plen_job *plens = NULL;
 	__u64 v4_counts[33] = { 0 }, v6_counts[129] = { 0 }, seed = opts->seed, *hashes = NULL;
+	struct bb_key_tally allow = { 0 };
 	double fpr = opts->fpr > 0 ? opts->fpr : BB_FPR_DEFAULT;
 	unsigned int threads = opts->threads, t, p, b;
 	size_t keys = 0, unique, start[SORT_BUCKETS + 1];
@@ -519,19 +547,26 @@ int bb_filter_build(struct bb_filter *filter, const struct bb_list *list,
 			v4_counts[p] += plens[t].v4[p];
 		for (p = 0; p <= 128; p++)
 			v6_counts[p] += plens[t].v6[p];
+		bb_key_tally_sum(&allow, &plens[t].allow);
 	}
 	free(plens);
 	err = err ?: bb_plen_plan_make(v4_counts, 32, &filter->v4);
 	err = err ?: bb_plen_plan_make(v6_counts, 128, &filter->v6);
-	if (err)
+	/* 1b. The allowlist, whose size the map needs before the bits have it. */
+	err = err ?: allow_build(filter, list, &allow, seed);
+	if (err) {
+		bb_filter_free(filter);
 		return err;
+	}
 
 	filter_config(filter, opts);
 
 	/* 2. Every key's hash, each thread for a range of entries, grouped by bucket. */
 	jobs = calloc(threads, sizeof(*jobs));
-	if (!jobs)
+	if (!jobs) {
+		bb_filter_free(filter);
 		return -ENOMEM;
+	}
 	for (t = 0; t < threads; t++) {
 		jobs[t] = (struct build_job){
 			.filter = filter, .entries = list->entries, .seed = seed,
@@ -585,14 +620,23 @@ void bb_filter_free(struct bb_filter *filter)
 		free(filter->blocks);
 	filter->blocks = NULL;
 	filter->blocks_owned = false;
+	free(filter->allow);
+	filter->allow = NULL;
 }
 
 void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 {
+	__u64 allow = bb_allow_index(filter->hdr.nblocks);
+
 	/* bits first, header last: a reader that checks the magic sees a whole image */
 	if (filter->blocks != &dst[BB_FIRST_BLOCK])	/* else built in place */
 		memcpy(&dst[BB_FIRST_BLOCK], filter->blocks,
 		       (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	if (filter->hdr.allow_blocks) {
+		memcpy(&dst[allow], &filter->allow_hdr, BB_BLOCK_BYTES);
+		memcpy(&dst[allow + 1], filter->allow,
+		       (size_t)filter->hdr.allow_blocks * BB_BLOCK_BYTES);
+	}
 	memcpy(&dst[BB_CONFIG_INDEX], &filter->config, BB_BLOCK_BYTES);
 	memcpy(&dst[BB_SHORT_V4_INDEX], filter->short_v4, sizeof(filter->short_v4));
 	memcpy(&dst[BB_SHORT_V6_INDEX], filter->short_v6, sizeof(filter->short_v6));

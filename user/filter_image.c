@@ -144,15 +144,28 @@ struct image_match {
 	const struct bb_header *hdr;
 	__u8 *key;		/* BB_KEYBUF_BYTES, zeroed */
 	__u64 *states;		/* BB_NAME_STATES */
+	const struct bb_allow_header *ah;	/* asking the allowlist; NULL: the filter */
 };
 
 #define BB_MATCH_CTX		struct image_match
 #define BB_MATCH_HDR(c)		((c)->hdr)
 #define BB_MATCH_KEY(c)		((c)->key)
 #define BB_MATCH_STATES(c)	((c)->states)
+#define BB_MATCH_KINDS(c)	((c)->ah ? (c)->ah->flags : (c)->hdr->flags)
+
+/* The allowlist's header in an image, if it has one. */
+static const struct bb_allow_header *image_allow(const struct bb_block *image,
+						 const struct bb_header *hdr)
+{
+	return hdr && hdr->allow_blocks ?
+	       (const void *)&image[bb_allow_index(hdr->nblocks)] : NULL;
+}
 
 static __always_inline int bb_match_lookup(const struct image_match *c, __u64 h)
 {
+	if (c->ah)
+		return bb_allow_test(&c->image[bb_allow_index(c->hdr->nblocks) + 1],
+				     c->hdr->allow_blocks, h);
 	return image_test_hash(c->image, c->hdr, h);
 }
 
@@ -185,15 +198,16 @@ static int name_into_key(__u8 *key, const char *name, size_t len, __u32 *out)
  * Host. With subdomains_only ("*.name" in a list), a subdomain of it: "*.name",
  * which the kernel matches as any subdomain, through name's parent key.
  */
-static int match_name(const struct bb_block *image, const char *name, bool subdomains_only)
+static int match_name(const struct bb_block *image, const char *name, bool subdomains_only,
+		      bool allow)
 {
 	__u8 key[BB_KEYBUF_BYTES];
 	__u64 states[BB_NAME_STATES];
-	struct image_match m = { image, image_header(image), key, states };
+	struct image_match m = { image, image_header(image), key, states, NULL };
 	char sub[BB_NAME_MAX + 3];
 	__u32 len;
 
-	if (!m.hdr)
+	if (!m.hdr || (allow && !(m.ah = image_allow(image, m.hdr))))
 		return 0;
 	if (subdomains_only) {
 		snprintf(sub, sizeof(sub), "*.%s", name);
@@ -209,19 +223,19 @@ static int match_name(const struct bb_block *image, const char *name, bool subdo
  * as a name, then (the URL program) host suffixes times path prefixes. The path is
  * cut where a key ends, as bb_http_request() cuts it.
  */
-static int match_url(const struct bb_block *image, const char *url)
+static int match_url(const struct bb_block *image, const char *url, bool allow)
 {
 	__u8 key[BB_KEYBUF_BYTES];
 	__u64 states[BB_NAME_STATES];
-	struct image_match m = { image, image_header(image), key, states };
+	struct image_match m = { image, image_header(image), key, states, NULL };
 	size_t hlen = strcspn(url, "/"), plen = strlen(url + hlen);
 	__u32 n;
 	int full = 1;
 
-	if (!m.hdr)
+	if (!m.hdr || (allow && !(m.ah = image_allow(image, m.hdr))))
 		return 0;
 	if (!url[hlen])
-		return match_name(image, url, false);
+		return match_name(image, url, false, allow);
 	if (1 + hlen + plen > BB_KEY_MAX) {
 		plen = hlen < BB_KEY_MAX - 1 ? BB_KEY_MAX - 1 - hlen : 0;
 		full = 0;
@@ -242,9 +256,73 @@ int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *en
 	case BB_ENTRY_IP6:
 		return match_prefix(image, entry->addr, false, entry->plen);
 	case BB_ENTRY_NAME:
-		return match_name(image, entry->text, entry->flags & BB_ENTRY_F_SUBDOMAINS_ONLY);
+		return match_name(image, entry->text, entry->flags & BB_ENTRY_F_SUBDOMAINS_ONLY,
+				  false);
 	case BB_ENTRY_URL:
-		return match_url(image, entry->text);
+		return match_url(image, entry->text, false);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An address or prefix addr/plen is allowed when an allowed prefix covers it: one
+ * of the allowlist's lengths, no longer than plen, holds addr at that length. A
+ * whole address asks what the kernel asks (bb_allow_ip4/6()).
+ */
+static int allow_prefix(const struct bb_block *image, const __u8 *addr, bool v4,
+			unsigned int plen)
+{
+	const struct bb_header *hdr = image_header(image);
+	struct image_match m = { image, hdr, NULL, NULL, image_allow(image, hdr) };
+	const __u8 *plens;
+	unsigned int n, i;
+
+	if (!m.ah || !m.ah->items)
+		return 0;
+	if (plen == (v4 ? 32U : 128U))
+		return v4 ? bb_allow_ip4(&m, m.ah, addr) : bb_allow_ip6(&m, m.ah, addr);
+	plens = v4 ? m.ah->v4_plens : m.ah->v6_plens;
+	n = v4 ? m.ah->n_v4_plens : m.ah->n_v6_plens;
+	for (i = 0; i < n && i < BB_ALLOW_MAX_PLENS; i++) {
+		__u64 h;
+
+		if (plens[i] > plen)
+			continue;
+		if (v4) {
+			struct bb_key_ip4 key;
+
+			bb_key_ip4_make(&key, addr, plens[i]);
+			h = bb_hash_ip4(&key, hdr->seed);
+		} else {
+			struct bb_key_ip6 key;
+
+			bb_key_ip6_make(&key, addr, plens[i]);
+			h = bb_hash_ip6(&key, hdr->seed);
+		}
+		if (bb_match_lookup(&m, h))
+			return 1;
+	}
+	return 0;
+}
+
+int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry)
+{
+	const struct bb_header *hdr = image_header(image);
+	const struct bb_allow_header *ah = image_allow(image, hdr);
+
+	if (!ah || !ah->items)
+		return 0;
+	switch (entry->kind) {
+	case BB_ENTRY_IP4:
+		return allow_prefix(image, entry->addr, true, entry->plen);
+	case BB_ENTRY_IP6:
+		return allow_prefix(image, entry->addr, false, entry->plen);
+	case BB_ENTRY_NAME:
+		return match_name(image, entry->text, entry->flags & BB_ENTRY_F_SUBDOMAINS_ONLY,
+				  true);
+	case BB_ENTRY_URL:
+		return match_url(image, entry->text, true);
 	default:
 		return 0;
 	}

@@ -55,6 +55,19 @@ void filter_config(struct bb_filter *filter, const struct bb_filter_opts *opts);
 /* Plan for keys at fpr and get the blocks (opts->blocks_alloc, or calloc). */
 int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
 		const struct bb_filter_opts *opts);
+/*
+ * The allowlist (filter_allow.c). init: its header from tally (prefix lengths,
+ * kinds) and an empty table of blocks blocks. add: one key's hash, as
+ * bb_allow_insert(), counted in the header. make: init, then every hash of
+ * hashes[0..n), the table doubled while a pair of blocks overflows.
+ */
+int allow_table_init(struct bb_filter *filter, const struct bb_key_tally *tally, __u32 blocks);
+int allow_table_add(struct bb_filter *filter, __u64 h);
+int allow_table_make(struct bb_filter *filter, const __u64 *hashes, size_t n,
+		     const struct bb_key_tally *tally);
+/* Count an allowlist entry's keys, prefix length and kind into t. */
+void allow_tally_entry(struct bb_key_tally *t, const struct bb_entry *e);
+
 /* fn on each of threads args (arg_size bytes apart), the caller's thread among them. */
 void run_threads(void *(*fn)(void *), void *args, size_t arg_size, unsigned int threads);
 

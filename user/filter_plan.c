@@ -162,7 +162,8 @@ int bb_plan_make(__u64 n, double target, struct bb_plan *plan)
 	plan->bits = (__u64)best_blocks * BB_BLOCK_BITS;
 	plan->fpr = bb_blocked_fpr(n, best_blocks, best_k);
 	plan->classic_fpr = bb_classic_fpr(n, plan->bits, best_k);
-	plan->map_bytes = bb_filter_elements(best_blocks) * BB_BLOCK_BYTES;
+	/* the map holds an allowlist always: the least one when no list has entries for it */
+	plan->map_bytes = bb_filter_elements(best_blocks, bb_allow_blocks_for(0)) * BB_BLOCK_BYTES;
 	plan->bits_per_key = n ? (double)plan->bits / n : 0;
 	plan->bound_bits_per_key = plan->fpr > 0 ? log2(1 / plan->fpr) : 0;
 	plan->hash_map_bytes = bb_hash_map_bytes(n, 4, 8);

@@ -18,6 +18,14 @@
 
 void bb_key_tally_entry(struct bb_key_tally *tally, const struct bb_entry *e)
 {
+	if (e->flags & BB_ENTRY_F_ALLOW) {
+		if ((e->kind == BB_ENTRY_IP4 && e->plen > 32) ||
+		    (e->kind == BB_ENTRY_IP6 && e->plen > 128) || e->kind >= BB_ENTRY_KIND_MAX)
+			tally->bad = true;
+		else
+			allow_tally_entry(tally, e);
+		return;
+	}
 	switch (e->kind) {
 	case BB_ENTRY_IP4:
 		if (e->plen <= 32)
@@ -59,6 +67,12 @@ void bb_key_tally_sum(struct bb_key_tally *sum, const struct bb_key_tally *add)
 	sum->parents_only += add->parents_only;
 	sum->exact_only += add->exact_only;
 	sum->urls += add->urls;
+	sum->allow_keys += add->allow_keys;
+	for (p = 0; p <= 32; p++)
+		sum->allow_v4_plens[p] += add->allow_v4_plens[p];
+	for (p = 0; p <= 128; p++)
+		sum->allow_v6_plens[p] += add->allow_v6_plens[p];
+	sum->allow_flags |= add->allow_flags;
 	sum->bad |= add->bad;
 }
 
@@ -86,6 +100,8 @@ struct bb_filter_stream {
 	struct bb_filter *filter;
 	struct bb_block *second;	/* NULL with one thread */
 	size_t second_len;
+	pthread_mutex_t allow_lock;	/* the allowlist's entries are few: one lock */
+	int allow_err;
 	struct build_job jobs[BB_BUILD_MAX_THREADS];
 };
 
@@ -127,9 +143,18 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 	if (tally->urls)
 		filter->hdr.flags |= BB_HDR_F_URLS;
 
+	/* the allowlist, with room for every key tallied: its size goes into the map's */
+	err = allow_table_init(filter, tally, bb_allow_blocks_for(tally->allow_keys));
+	if (err) {
+		bb_filter_free(filter);
+		return err;
+	}
 	stream = calloc(1, sizeof(*stream));
-	if (!stream)
+	if (!stream) {
+		bb_filter_free(filter);
 		return -ENOMEM;
+	}
+	pthread_mutex_init(&stream->allow_lock, NULL);
 	/* sized for every key counted: a repeated one costs room, never a miss */
 	err = filter_size(filter, keys, seed, fpr, opts);
 	if (err) {
@@ -163,20 +188,37 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
 			  const struct bb_entry *e)
 {
-	add_entry(&stream->jobs[thread % BB_BUILD_MAX_THREADS], e);
+	__u64 h[2];
+	unsigned int n, i;
+	int err;
+
+	if (!(e->flags & BB_ENTRY_F_ALLOW)) {
+		add_entry(&stream->jobs[thread % BB_BUILD_MAX_THREADS], e);
+		return;
+	}
+	n = bb_allow_keys(e, stream->filter->hdr.seed, h);
+	pthread_mutex_lock(&stream->allow_lock);
+	for (i = 0; i < n; i++) {
+		err = allow_table_add(stream->filter, h[i]);
+		if (err < 0)
+			stream->allow_err = err;
+	}
+	pthread_mutex_unlock(&stream->allow_lock);
 }
 
-__u64 bb_filter_stream_end(struct bb_filter_stream *stream)
+int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats)
 {
-	__u64 repeats = 0, *dst, *src;
+	__u64 *dst, *src;
 	unsigned int t;
 	size_t i;
+	int err;
 
+	*repeats = 0;
 	if (!stream)
 		return 0;
 	for (t = 0; t < BB_BUILD_MAX_THREADS; t++) {
 		batch_flush(&stream->jobs[t]);
-		repeats += stream->jobs[t].repeats;
+		*repeats += stream->jobs[t].repeats;
 	}
 	if (stream->second) {
 		dst = (__u64 *)stream->filter->blocks;
@@ -185,6 +227,8 @@ __u64 bb_filter_stream_end(struct bb_filter_stream *stream)
 			dst[i] |= src[i];
 		munmap(stream->second, stream->second_len);
 	}
+	err = stream->allow_err;
+	pthread_mutex_destroy(&stream->allow_lock);
 	free(stream);
-	return repeats;
+	return err;
 }

@@ -23,6 +23,8 @@ enum bb_entry_flags {
 	BB_ENTRY_F_SUBDOMAINS_ONLY = 1U << 0,	/* "*.evil.example": not evil.example itself */
 	BB_ENTRY_F_EXACT	= 1U << 1,	/* the name alone, not its subdomains (an RPZ
 						 * QNAME trigger without its "*." twin) */
+	BB_ENTRY_F_ALLOW	= 1U << 2,	/* an allowlist entry: what it matches passes,
+						 * whatever else is listed */
 };
 
 struct bb_entry {
@@ -60,8 +62,6 @@ enum bb_reject_reason {
 enum bb_skip_reason {
 	BB_SKIP_DIRECTIVE,	/* structure: SOA, NS, $TTL, server:, ipset create, a CSV header
 				 * row, a JSON metadata line, a resolver option */
-	BB_SKIP_ALLOW,		/* the list marks it as not blocked: rpz-passthru, a transparent
-				 * zone, ipset nomatch, dnsmasq server=/name/# */
 	BB_SKIP_ANSWER,		/* a local answer or a forward, not a block: dnsmasq
 				 * address=/name/192.0.2.1, RPZ local data, a redirect */
 	BB_SKIP_TRIGGER,	/* an RPZ trigger a packet filter cannot see: rpz-nsdname,
@@ -73,6 +73,7 @@ enum bb_skip_reason {
 struct bb_list_counts {
 	size_t lines;
 	size_t accepted[BB_ENTRY_KIND_MAX];	/* new entries, by kind */
+	size_t allow[BB_ENTRY_KIND_MAX];	/* new allowlist entries, by kind */
 	size_t duplicates;			/* valid entries already seen */
 	size_t blank;
 	size_t comments;			/* #, ;, !, [Adblock Plus 2.0] headers */
@@ -120,6 +121,7 @@ struct bb_file_opts {
 					 * key; NULL: chosen from the header or the keys */
 	bool urls_as_hosts;		/* a URL entry blocks its whole host instead */
 	const char *sets;		/* ipset: comma-separated set names to load; NULL: all */
+	bool allow;			/* an allowlist: every entry is an allowlist entry */
 };
 
 /* A line worth naming in a summary: the first of its class. */

@@ -380,6 +380,7 @@ int fmt_detect(const char *head, size_t len, bool whole, const struct bb_file_op
 	memset(conf, 0, sizeof(*conf));
 	conf->urls_as_hosts = opts->urls_as_hosts;
 	conf->sets = opts->sets;
+	conf->allow = opts->allow;
 	conf->column_given = opts->column != NULL;
 	sample_lines(head, len, whole, sm);
 	conf->format = opts->format != BB_FORMAT_AUTO ? opts->format : vote(sm, conf);

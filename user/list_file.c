@@ -291,7 +291,9 @@ static int drop_duplicates(struct parse_job *job, size_t total)
 	for (i = 0; i < total; i++) {
 		if (!job->dup[i])
 			continue;
-		list->counts.accepted[list->entries[job->first + i].kind]--;
+		const struct bb_entry *e = &list->entries[job->first + i];
+
+		(e->flags & BB_ENTRY_F_ALLOW ? list->counts.allow : list->counts.accepted)[e->kind]--;
 		list->counts.duplicates++;
 		dups++;
 	}

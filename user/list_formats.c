@@ -161,6 +161,7 @@ static int dnsmasq_line(struct bb_list *list, const char *s, size_t len, const c
 	size_t klen, alen;
 	bool address;
 	int rc = 0, first_err = 0, any = 0;
+	__u8 flags = 0;
 
 	if (!prep(list, &s, &len, false, "#", &rc, why))
 		return rc;
@@ -197,7 +198,7 @@ static int dnsmasq_line(struct bb_list *list, const char *s, size_t len, const c
 		if (!addr_is_sinkhole(&ans))
 			return count_skip(list, BB_SKIP_ANSWER);	/* a local answer */
 	} else if (alen && !address) {
-		return count_skip(list, BB_SKIP_ALLOW);	/* server=/x/#: resolved as usual */
+		flags = BB_ENTRY_F_ALLOW;	/* server=/x/#: resolved as usual, an exception */
 	}
 	/* NXDOMAIN (no answer), the null address (#), a sinkhole: every name a block */
 	for (d = v + 1; d < last; ) {
@@ -205,7 +206,7 @@ static int dnsmasq_line(struct bb_list *list, const char *s, size_t len, const c
 		int err;
 
 		if (slash > d) {
-			err = add_rule_name(list, d, (size_t)(slash - d), 0, why);
+			err = add_rule_name(list, d, (size_t)(slash - d), flags, why);
 			if (err == BB_LIST_NOMEM)
 				return err;
 			if (err < 0)
@@ -375,7 +376,7 @@ static int unbound_line(struct bb_list *list, const char *s, size_t len, const c
 	if (word_in(type, tlen, unbound_blocking))
 		return add_rule_name(list, tok, n, 0, why);
 	if (word_in(type, tlen, unbound_passing))
-		return count_skip(list, BB_SKIP_ALLOW);
+		return add_rule_name(list, tok, n, BB_ENTRY_F_ALLOW, why);	/* an exception */
 	if (token_is(type, tlen, "nodefault") || token_is(type, tlen, "noview"))
 		return count_skip(list, BB_SKIP_DIRECTIVE);
 	if (!token_is(type, tlen, "redirect") && !token_is(type, tlen, "inform_redirect"))
@@ -554,7 +555,7 @@ static int rpz_ip(const char *labels, struct bb_entry *e, const char **why)
 	return 0;
 }
 
-/* What a policy record does: 1 blocks, or the skip it is. */
+/* What a policy record does: 1 blocks, 2 passes (an exception), or 0 and the skip it is. */
 static int rpz_action(const char *type, size_t tlen, const char *rdata, size_t rlen,
 		      enum bb_skip_reason *skip)
 {
@@ -565,10 +566,8 @@ static int rpz_action(const char *type, size_t tlen, const char *rdata, size_t r
 	if (token_is(rdata, rlen, ".") || token_is(rdata, rlen, "*.") ||
 	    token_is(rdata, rlen, "rpz-drop.") || token_is(rdata, rlen, "rpz-drop"))
 		return 1;	/* NXDOMAIN, NODATA, drop */
-	if (token_is(rdata, rlen, "rpz-passthru.") || token_is(rdata, rlen, "rpz-passthru")) {
-		*skip = BB_SKIP_ALLOW;
-		return 0;
-	}
+	if (token_is(rdata, rlen, "rpz-passthru.") || token_is(rdata, rlen, "rpz-passthru"))
+		return 2;
 	*skip = BB_SKIP_ANSWER;	/* rpz-tcp-only., a walled garden's name */
 	return 0;
 }
@@ -643,6 +642,7 @@ static int rpz_policy(struct bb_list *list, const char *rel, const char *type, s
 	enum bb_skip_reason skip = BB_SKIP_ANSWER;
 	struct bb_entry e;
 	int err, blocks;
+	__u8 flags;
 
 	if (!strcasecmp(label, "rpz-nsdname") || !strcasecmp(label, "rpz-nsip") ||
 	    !strcasecmp(label, "rpz-client-ip"))
@@ -650,6 +650,7 @@ static int rpz_policy(struct bb_list *list, const char *rel, const char *type, s
 	blocks = rpz_action(type, tlen, rdata, rlen, &skip);
 	if (!blocks)
 		return count_skip(list, skip);
+	flags = blocks == 2 ? BB_ENTRY_F_ALLOW : 0;	/* rpz-passthru: an exception */
 	if (!strcasecmp(label, "rpz-ip")) {
 		char labels[BB_NAME_MAX + 1];
 
@@ -660,11 +661,12 @@ static int rpz_policy(struct bb_list *list, const char *rel, const char *type, s
 		err = rpz_ip(labels, &e, why);
 		if (err)
 			return count_reject(list, err);
+		e.flags |= flags;
 		return add_counted(list, &e);
 	}
 	if (rel[0] == '*' && rel[1] == '.')
-		return add_rule_name(list, rel, strlen(rel), 0, why);
-	return add_rule_name(list, rel, strlen(rel), BB_ENTRY_F_EXACT, why);
+		return add_rule_name(list, rel, strlen(rel), flags, why);
+	return add_rule_name(list, rel, strlen(rel), flags | BB_ENTRY_F_EXACT, why);
 }
 
 static int rpz_line(struct bb_list *list, const char *s, size_t len, const char **why)
@@ -923,7 +925,7 @@ static int ipset_line(struct bb_list *list, const char *s, size_t len, const cha
 	const char *end, *cmd, *name, *entry, *opt;
 	size_t clen, nlen, elen, olen;
 	struct ipset_rec *set;
-	bool chosen;
+	bool chosen, nomatch = false;
 	int rc = 0;
 
 	if (!prep(list, &s, &len, false, "#", &rc, why))
@@ -963,12 +965,15 @@ static int ipset_line(struct bb_list *list, const char *s, size_t len, const cha
 		return count_skip(list, BB_SKIP_OTHER_SET);
 	while ((olen = next_token(&s, end, &opt)))
 		if (token_is(opt, olen, "nomatch"))
-			return count_skip(list, BB_SKIP_ALLOW);
+			nomatch = true;	/* an exception inside the set's ranges */
 	if ((set && !ipset_type_plain(set->type)) || mem_find(entry, elen, ','))
 		return count_reject(list, reject(BB_REJECT_UNSUPPORTED, why,
 						 "an entry with a port, an interface or a second "
 						 "address: the filter matches whole addresses"));
-	return add_token(list, entry, elen, why);
+	p->allow_line = nomatch;
+	rc = add_token(list, entry, elen, why);
+	p->allow_line = false;
+	return rc;
 }
 
 static void ipset_end(struct bb_list *list, struct bb_file_info *info)

@@ -125,6 +125,8 @@ struct list_priv {
 	unsigned int thread;			/* the scan thread parsing this part */
 	const struct fmt_conf *conf;		/* how this file's lines read; NULL: plain */
 	struct fmt_seq *seq;			/* state across lines, sequential formats */
+	bool allow_line;			/* the line's entries are allowlist entries
+						 * (an Adblock @@ rule, an ipset nomatch) */
 	const char *line;			/* the line being parsed, for first[] */
 	size_t line_len;
 	struct class_first first[BB_CLASS_MAX];
@@ -175,6 +177,7 @@ struct fmt_conf {
 	char header[LINE_MAX_BYTES + 1];	/* CSV: the header row; skipped wherever */
 	size_t header_len;
 	const char *sets;			/* ipset: sets to load, comma-separated */
+	bool allow;				/* every entry is an allowlist entry */
 };
 
 /* A format needs its lines in order, in one part (its state spans lines). */

@@ -444,9 +444,18 @@ int plain_parse_line(struct bb_list *list, const char *s, size_t len,
 		list->counts.comments++;
 		return 0;
 	}
-	if (len >= 2 && s[0] == '@' && s[1] == '@')
-		return count_reject(list, reject(BB_REJECT_EXCEPTION, why,
-						 "Adblock exception (@@) is never a block entry"));
+	if (len >= 2 && s[0] == '@' && s[1] == '@') {
+		struct list_priv *p = list_priv(list);
+
+		if (len == 2 || s[2] == '@')
+			return count_reject(list, reject(BB_REJECT_EXCEPTION, why,
+							 "an exception (@@) of nothing"));
+		/* @@rule: what the rule would block, an allowlist entry */
+		p->allow_line = true;
+		err = plain_parse_line(list, s + 2, len - 2, format, why);
+		p->allow_line = false;
+		return err;
+	}
 	len = strip_inline_comment(s, len);
 	while (len && is_space(s[len - 1]))
 		len--;

@@ -278,7 +278,8 @@ int add_counted(struct bb_list *list, const struct bb_entry *e)
 {
 	struct list_priv *p = list->priv;
 	char host_text[BB_NAME_MAX + 1];
-	struct bb_entry host;
+	struct bb_entry host, allowed;
+	size_t *counted;
 	int err;
 
 	if (e->kind == BB_ENTRY_URL && p && p->conf && p->conf->urls_as_hosts &&
@@ -286,17 +287,25 @@ int add_counted(struct bb_list *list, const struct bb_entry *e)
 		list->counts.widened++;
 		e = &host;
 	}
+	if (p && ((p->conf && p->conf->allow) || p->allow_line) &&
+	    !(e->flags & BB_ENTRY_F_ALLOW)) {
+		/* an --allow list's entries, or a line the list marks as an exception */
+		allowed = *e;
+		allowed.flags |= BB_ENTRY_F_ALLOW;
+		e = &allowed;
+	}
+	counted = e->flags & BB_ENTRY_F_ALLOW ? list->counts.allow : list->counts.accepted;
 	if (p && p->sink) {
 		/* a scan: no set, so every valid entry counts as accepted */
 		p->sink->entry(p->sink->ctx, p->thread, e);
-		list->counts.accepted[e->kind]++;
+		counted[e->kind]++;
 		return 1;
 	}
 	err = list_add(list, e);
 	if (err < 0)
 		return BB_LIST_NOMEM;
 	if (err)
-		list->counts.accepted[e->kind]++;
+		counted[e->kind]++;
 	else
 		list->counts.duplicates++;
 	return 1;
@@ -331,8 +340,10 @@ void counts_sub(struct bb_list_counts *d, const struct bb_list_counts *a,
 	size_t i;
 
 	d->lines = a->lines - b->lines;
-	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++) {
 		d->accepted[i] = a->accepted[i] - b->accepted[i];
+		d->allow[i] = a->allow[i] - b->allow[i];
+	}
 	d->duplicates = a->duplicates - b->duplicates;
 	d->blank = a->blank - b->blank;
 	d->comments = a->comments - b->comments;
@@ -350,8 +361,10 @@ void bb_list_counts_add(struct bb_list_counts *sum, const struct bb_list_counts 
 	size_t i;
 
 	sum->lines += c->lines;
-	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++) {
 		sum->accepted[i] += c->accepted[i];
+		sum->allow[i] += c->allow[i];
+	}
 	sum->duplicates += c->duplicates;
 	sum->blank += c->blank;
 	sum->comments += c->comments;

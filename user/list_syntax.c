@@ -610,7 +610,6 @@ const char *bb_skip_reason_name(enum bb_skip_reason reason)
 {
 	static const char *const names[BB_SKIP_REASON_MAX] = {
 		[BB_SKIP_DIRECTIVE] = "directive",
-		[BB_SKIP_ALLOW] = "allow",
 		[BB_SKIP_ANSWER] = "answer",
 		[BB_SKIP_TRIGGER] = "trigger",
 		[BB_SKIP_OTHER_SET] = "other_set",

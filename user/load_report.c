@@ -37,6 +37,11 @@ static void print_counts(const char *what, const struct bb_list_counts *c,
 	pr_info("%zu line%s: ipv4 %zu, ipv6 %zu, names %zu, urls %zu", c->lines,
 		c->lines == 1 ? "" : "s", c->accepted[BB_ENTRY_IP4], c->accepted[BB_ENTRY_IP6],
 		c->accepted[BB_ENTRY_NAME], c->accepted[BB_ENTRY_URL]);
+	if (c->allow[BB_ENTRY_IP4] + c->allow[BB_ENTRY_IP6] + c->allow[BB_ENTRY_NAME] +
+	    c->allow[BB_ENTRY_URL])
+		pr_info("; allowlist ipv4 %zu, ipv6 %zu, names %zu, urls %zu",
+			c->allow[BB_ENTRY_IP4], c->allow[BB_ENTRY_IP6], c->allow[BB_ENTRY_NAME],
+			c->allow[BB_ENTRY_URL]);
 	if (c->ranges)
 		pr_info(" (%zu address range%s as CIDRs)", c->ranges, c->ranges == 1 ? "" : "s");
 	if (c->widened)
@@ -131,23 +136,28 @@ static void print_sets(const char *what, const struct bb_file_info *info, json_t
 json_t *load_counts_json(const struct bb_list_counts *c, bool streamed)
 {
 	json_t *accepted = json_object(), *rejected = json_object(), *skipped = json_object();
+	json_t *allow = json_object(), *j;
 	size_t i;
 
-	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
+	for (i = 0; i < BB_ENTRY_KIND_MAX; i++) {
 		json_object_set_new(accepted, bb_entry_kind_name(i), json_integer(c->accepted[i]));
+		json_object_set_new(allow, bb_entry_kind_name(i), json_integer(c->allow[i]));
+	}
 	for (i = 0; i < BB_REJECT_REASON_MAX; i++)
 		json_object_set_new(rejected, bb_reject_reason_name(i),
 				    json_integer(c->rejected[i]));
 	for (i = 0; i < BB_SKIP_REASON_MAX; i++)
 		json_object_set_new(skipped, bb_skip_reason_name(i), json_integer(c->skipped[i]));
 	/* streamed: no set, so no duplicate count (null), and "accepted" counts repeats */
-	return json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I}",
-			 "lines", (json_int_t)c->lines, "accepted", accepted, "duplicates",
-			 streamed ? json_null() : json_integer((json_int_t)c->duplicates),
-			 "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
-			 "preamble", (json_int_t)c->preamble, "rejected", rejected,
-			 "skipped", skipped, "ranges", (json_int_t)c->ranges,
-			 "urls_widened", (json_int_t)c->widened);
+	j = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:I}",
+		      "lines", (json_int_t)c->lines, "accepted", accepted, "duplicates",
+		      streamed ? json_null() : json_integer((json_int_t)c->duplicates),
+		      "comments", (json_int_t)c->comments, "blank", (json_int_t)c->blank,
+		      "preamble", (json_int_t)c->preamble, "rejected", rejected,
+		      "skipped", skipped, "ranges", (json_int_t)c->ranges,
+		      "urls_widened", (json_int_t)c->widened);
+	json_object_set_new(j, "allowlist", allow);
+	return j;
 }
 
 json_t *load_report_file(const char *path, const struct bb_list_counts *c,
@@ -193,13 +203,14 @@ void load_report_filter(struct load_run *run)
 {
 	const struct bb_filter *f = &run->filter;
 	const char *mode = f->hdr.flags & BB_HDR_F_DROP ? "drop" : "flag";
+	__u64 bytes = bb_filter_elements(f->hdr.nblocks, f->hdr.allow_blocks) * BB_BLOCK_BYTES;
 	char size_buf[32];
 	json_t *j;
 
 	pr_info("filter: %llu keys in %u blocks, %s, %.2f bits/key, k=%u, "
 		"predicted FPR %.3g per key lookup; generation %llu, mode %s\n",
 		(unsigned long long)f->hdr.items, f->hdr.nblocks,
-		bb_human_bytes(f->plan.map_bytes, size_buf, sizeof(size_buf)),
+		bb_human_bytes(bytes, size_buf, sizeof(size_buf)),
 		f->plan.bits_per_key, f->hdr.k, f->plan.fpr,
 		(unsigned long long)f->hdr.generation, mode);
 	if (run->streamed)
@@ -208,6 +219,9 @@ void load_report_filter(struct load_run *run)
 			"approximate)\n", (unsigned long long)run->repeats);
 	print_plens("IPv4", &f->v4);
 	print_plens("IPv6", &f->v6);
+	if (f->allow_hdr.items)
+		pr_info("  allowlist: %llu keys, asked after a hit only\n",
+			(unsigned long long)f->allow_hdr.items);
 	pr_info("timing: parse %.3fs, build %.3fs, push %.3fs\n", run->t_parse, run->t_build,
 		run->t_push);
 	if (!bb_opts.json)
@@ -217,13 +231,16 @@ void load_report_filter(struct load_run *run)
 		      "files", run->files_json, "total",
 		      load_counts_json(&run->list.counts, run->streamed),
 		      "filter", "keys", (json_int_t)f->hdr.items,
-		      "blocks", (json_int_t)f->hdr.nblocks, "bytes", (json_int_t)f->plan.map_bytes,
+		      "blocks", (json_int_t)f->hdr.nblocks, "bytes", (json_int_t)bytes,
 		      "k", (json_int_t)f->hdr.k, "bits_per_key", f->plan.bits_per_key,
 		      "fpr", f->plan.fpr, "mode", mode,
 		      "generation", (json_int_t)f->hdr.generation,
 		      "seconds", "parse", run->t_parse, "build", run->t_build, "push", run->t_push,
 		      "streamed", run->streamed);
 	run->files_json = NULL;	/* the pack took it */
+	if (j)
+		json_object_set_new(json_object_get(j, "filter"), "allowlist_keys",
+				    json_integer((json_int_t)f->allow_hdr.items));
 	if (j && run->streamed)
 		json_object_set_new(json_object_get(j, "filter"), "repeated_or_colliding_keys",
 				    json_integer((json_int_t)run->repeats));

@@ -299,10 +299,10 @@ static int live_filter_fd(const struct bb_instance *inst, __u32 *id)
 	return fd < 0 ? -errno : fd;
 }
 
-int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks)
+int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks, __u32 allow_blocks)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	__u64 elements = bb_filter_elements(nblocks);
+	__u64 elements = bb_filter_elements(nblocks, allow_blocks);
 	size_t size = elements * BB_BLOCK_BYTES, page = sysconf(_SC_PAGESIZE);
 	void *mem;
 	int err;
@@ -310,6 +310,7 @@ int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks)
 	map->fd = -1;
 	map->mem = NULL;
 	map->nblocks = nblocks;
+	map->allow_blocks = allow_blocks;
 	map->map_len = (size + page - 1) / page * page;
 	map->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
 				 (__u32)elements, &opts);
@@ -340,28 +341,37 @@ void bb_filter_map_close(struct bb_filter_map *map)
 	map->fd = -1;
 }
 
-struct bb_block *bb_filter_map_blocks(void *map_ptr, __u32 nblocks)
+struct bb_block *bb_filter_map_blocks(void *map_ptr, __u32 nblocks, __u32 allow_blocks)
 {
 	struct bb_filter_map *map = map_ptr;
 
-	if (bb_filter_map_create(map, nblocks))
+	if (bb_filter_map_create(map, nblocks, allow_blocks))
 		return NULL;
 	return &map->mem[BB_FIRST_BLOCK];
 }
 
 int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map)
 {
+	struct bpf_map_info info = {};
+	__u32 zero = 0, len = sizeof(info);
 	struct bb_image live;
-	__u32 zero = 0;
 	int err;
 
-	if (!map->mem || map->nblocks != filter->hdr.nblocks)
+	if (!map->mem || map->nblocks != filter->hdr.nblocks ||
+	    map->allow_blocks != filter->hdr.allow_blocks)
 		return -EINVAL;
 	filter->hdr.generation = 1;
 	if (bb_image_open(inst, &live) == 0) {
 		filter->hdr.generation = ((const struct bb_header *)live.blocks)->generation + 1;
 		bb_image_close(&live);
 	}
+	/* which map this is, for a verdict to tell a hit's filter from the live one */
+	if (bpf_obj_get_info_by_fd(map->fd, &info, &len)) {
+		err = -errno;
+		pr_err("cannot read the new filter map's id: %s\n", strerror(-err));
+		return err;
+	}
+	filter->allow_hdr.map_id = info.id;
 	/* the bits (unless built in place), then the header last */
 	bb_filter_write_image(filter, map->mem);
 
@@ -379,7 +389,7 @@ int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
 	struct bb_filter_map map;
 	int err;
 
-	err = bb_filter_map_create(&map, filter->hdr.nblocks);
+	err = bb_filter_map_create(&map, filter->hdr.nblocks, filter->hdr.allow_blocks);
 	if (err)
 		return err;
 	err = bb_filter_swap(inst, filter, &map);
@@ -387,7 +397,7 @@ int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)
 	return err;
 }
 
-int bb_image_open(const struct bb_instance *inst, struct bb_image *img)
+static int image_map(const struct bb_instance *inst, struct bb_image *img, int prot)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -404,16 +414,28 @@ int bb_image_open(const struct bb_instance *inst, struct bb_image *img)
 		goto cleanup;
 	}
 	img->map_size = (size_t)info.max_entries * info.value_size;
-	mem = mmap(NULL, (img->map_size + page - 1) / page * page, PROT_READ, MAP_SHARED, fd, 0);
+	mem = mmap(NULL, (img->map_size + page - 1) / page * page, prot, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED) {
 		err = -errno;
 		goto cleanup;
 	}
 	img->blocks = mem;
+	if (prot & PROT_WRITE)
+		img->mem = mem;
 	err = 0;
 cleanup:
 	close(fd);
 	return err;
+}
+
+int bb_image_open(const struct bb_instance *inst, struct bb_image *img)
+{
+	return image_map(inst, img, PROT_READ);
+}
+
+int bb_image_open_writable(const struct bb_instance *inst, struct bb_image *img)
+{
+	return image_map(inst, img, PROT_READ | PROT_WRITE);
 }
 
 void bb_image_close(struct bb_image *img)

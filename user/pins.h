@@ -38,6 +38,7 @@ unsigned int bb_instance_families(const struct bb_instance *inst);
 /* A read-only view of the live filter map. */
 struct bb_image {
 	const struct bb_block *blocks;	/* element 0 is the header */
+	struct bb_block *mem;		/* the same, writable: bb_image_open_writable() */
 	size_t map_size;
 	__u32 map_id;
 };
@@ -64,16 +65,16 @@ struct bb_filter_map {
 	int fd;
 	struct bb_block *mem;	/* element 0 is the header */
 	size_t map_len;
-	__u32 nblocks;
+	__u32 nblocks, allow_blocks;
 };
 
-int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks);
+int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks, __u32 allow_blocks);
 void bb_filter_map_close(struct bb_filter_map *map);
 /*
  * For bb_filter_opts.blocks_alloc, with blocks_ctx a struct bb_filter_map: create the
  * map when the builder knows the size, and have the bits set straight into it.
  */
-struct bb_block *bb_filter_map_blocks(void *map, __u32 nblocks);
+struct bb_block *bb_filter_map_blocks(void *map, __u32 nblocks, __u32 allow_blocks);
 
 /*
  * Write filter's image into map (the bits only when not built there), then swap map
@@ -87,6 +88,8 @@ int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter);
 
 /* Map the live filter read-only. -ENOENT when the slot is empty. */
 int bb_image_open(const struct bb_instance *inst, struct bb_image *img);
+/* Map it writable, for what changes it in place (allow, disallow). */
+int bb_image_open_writable(const struct bb_instance *inst, struct bb_image *img);
 void bb_image_close(struct bb_image *img);
 
 /* Sum the per-CPU counters of the stats map stats_fd. */

@@ -265,8 +265,11 @@ static unsigned int model_url(const char *host, const char *path, bool *hit)
 	return lookups;
 }
 
-/* `bloomblock check ITEM` on the live filter: bb_image_match_entry(). */
-static int check_item(const char *item, const char **why)
+/*
+ * `bloomblock check ITEM` on the live filter: bb_image_match_entry(); with allow,
+ * whether its allowlist passes it: bb_image_allowed().
+ */
+static int check_item(const char *item, bool allow, const char **why)
 {
 	char text[BB_KEY_MAX + 64];
 	struct bb_entry entry;
@@ -274,7 +277,8 @@ static int check_item(const char *item, const char **why)
 
 	if (err)
 		return -1;
-	return bb_image_match_entry(harness.img.blocks, &entry);
+	return allow ? bb_image_allowed(harness.img.blocks, &entry) :
+	       bb_image_match_entry(harness.img.blocks, &entry);
 }
 
 /* ---- tables ---- */
@@ -286,6 +290,9 @@ struct step {
 	bool hit;		/* a hit: dropped in drop mode, flagged in flag mode */
 	bool by_state;		/* the hit is the flow's earlier verdict or QUIC blocking */
 	bool src_hit;		/* the source address hit: ip4_hits or ip6_hits */
+	bool src_allowed;	/* it hit, and the allowlist passed it: the checks go on */
+	bool dst_allowed;	/* the destination the same */
+	bool allowed;		/* the name or URL hit, and the allowlist passed it */
 	const char *seen;	/* the canonical name the program matches; NULL: none */
 	const char *path;	/* HTTP: the request's path, for the URL probes */
 	int lookups;		/* LK(n): exactly n blocks read; 0: as the model says */
@@ -351,6 +358,13 @@ struct name_case {
 /* in flag mode a blocked Initial passes: flagged, not counted as dropped */
 #define QUIC_FLAG	.hit = true, .by_state = true, .delta = { .quic_initials = 1 }
 #define SRC_HIT		.hit = true, .src_hit = true, .delta = { 0 }
+/* a hit the allowlist passes: counted as a hit, and allowed */
+#define DNS_ALLOWED(n)	.allowed = true, .seen = (n), .delta = { .dns_queries = 1, .dns_hits = 1 }
+#define TLS_ALLOWED(n)	.allowed = true, .seen = (n), .delta = { .tls_hellos = 1, .tls_hits = 1 }
+#define HTTP_ALLOWED(h, p) .allowed = true, .seen = (h), .path = (p), \
+			.delta = { .http_requests = 1, .http_hits = 1 }
+#define URL_ALLOWED(h, p) .allowed = true, .seen = (h), .path = (p), \
+			.delta = { .http_requests = 1, .url_hits = 1 }
 #define DST_HIT		.hit = true, .delta = { .ip_dst_hits = 1 }
 
 /* Names made at start: a 63-byte label, 253 and 254 bytes, a 64-byte label. */
@@ -788,6 +802,69 @@ static const struct name_case no_names_cases[] = {
 	  .families = FAM_V4, ONE(SRC_HIT) },
 };
 
+/*
+ * The allowlist: exceptions under listed names, URLs and addresses (Adblock's @@, as
+ * every list format's exceptions become), each passing what it matches and no more.
+ */
+static const char *const allow_list[] = {
+	"evil.example", "*.wild.example", "phish.test/login/", "safe.test/bad/", LISTED4,
+	LISTED6, "@@good.evil.example", "@@*.ok.wild.example", "@@phish.test/login/ok/",
+	"@@safe.test", "@@" LISTED4, "@@" LISTED6, NULL,
+};
+
+static const struct name_case allow_cases[] = {
+	{ "DNS: an allowed name under a listed one", DNS("good.evil.example"),
+	  ONE(DNS_ALLOWED("good.evil.example")) },
+	{ "DNS: a subdomain of an allowed name", DNS("x.good.evil.example"),
+	  ONE(DNS_ALLOWED("x.good.evil.example")) },
+	{ "DNS: the listed name itself still hits", DNS("evil.example"),
+	  ONE(DNS_HIT("evil.example")) },
+	{ "DNS: a sibling of the allowed name still hits", DNS("bad.evil.example"),
+	  ONE(DNS_HIT("bad.evil.example")) },
+	{ "DNS: notgood.evil.example is not good.evil.example", DNS("notgood.evil.example"),
+	  ONE(DNS_HIT("notgood.evil.example")) },
+	{ "DNS: *.ok.wild.example passes its subdomains", DNS("a.ok.wild.example"),
+	  ONE(DNS_ALLOWED("a.ok.wild.example")) },
+	{ "DNS: *.ok.wild.example does not pass ok.wild.example", DNS("ok.wild.example"),
+	  ONE(DNS_HIT("ok.wild.example")) },
+	{ "DNS: upper case GOOD.EVIL.EXAMPLE", DNS("GOOD.EVIL.EXAMPLE"),
+	  ONE(DNS_ALLOWED("good.evil.example")) },
+	{ "DNS in 802.1Q", DNS("good.evil.example"), .vlan = true,
+	  ONE(DNS_ALLOWED("good.evil.example")) },
+	{ "TLS: an allowed SNI", HELLO(.sni = "good.evil.example"),
+	  ONE(TLS_ALLOWED("good.evil.example")) },
+	{ "TLS: a listed SNI beside it", HELLO(.sni = "bad.evil.example"),
+	  ONE(TLS_HIT("bad.evil.example")) },
+	{ "TLS split in two: allowed, the walk forgotten", HELLO(.sni = "good.evil.example"),
+	  .hooks = ON_INGRESS,
+	  SEGS(SEG(0, SNI(3), TLS_WAIT), SEG(SNI(3), 0, .allowed = true,
+	       .seen = "good.evil.example", .delta = { .tls_split = 1, .tls_hits = 1 })) },
+	{ "HTTP: an allowed Host", BYTES(REQ("Host: good.evil.example")),
+	  ONE(HTTP_ALLOWED("good.evil.example", "/")) },
+	{ "HTTP: an allowed Host passes its URLs too", BYTES(REQ_PATH("/bad/x", "safe.test")),
+	  ONE(URL_ALLOWED("safe.test", "/bad/x")) },
+	{ "HTTP: an allowed URL under a listed one", BYTES(REQ_PATH("/login/ok/", "phish.test")),
+	  ONE(URL_ALLOWED("phish.test", "/login/ok/")) },
+	{ "HTTP: a path under the allowed URL", BYTES(REQ_PATH("/login/ok/more?q=1", "phish.test")),
+	  ONE(URL_ALLOWED("phish.test", "/login/ok/more?q=1")) },
+	{ "HTTP: the listed URL beside it", BYTES(REQ_PATH("/login/x", "phish.test")),
+	  ONE(URL_HIT("phish.test", "/login/x")) },
+	{ "HTTP: /login/okay is not under /login/ok/", BYTES(REQ_PATH("/login/okay", "phish.test")),
+	  ONE(URL_HIT("phish.test", "/login/okay")) },
+	{ "HTTP: /login/ok is not under /login/ok/", BYTES(REQ_PATH("/login/ok", "phish.test")),
+	  ONE(URL_HIT("phish.test", "/login/ok")) },
+	{ "an allowed source: passes, counted", NO_SERVICE, .src_listed = true,
+	  .hooks = ON_INGRESS, ONE(.src_allowed = true, .delta = { 0 }) },
+	{ "an allowed source still asks its DNS query's name", DNS("evil.example"),
+	  .src_listed = true, .hooks = ON_INGRESS,
+	  ONE(DNS_HIT("evil.example"), .src_allowed = true) },
+	{ "egress: an allowed destination passes", NO_SERVICE, .dst_listed = true,
+	  .hooks = ON_TC_EG, ONE(.dst_allowed = true, .delta = { 0 }) },
+	{ "egress: to an allowed destination, an allowed name", DNS("good.evil.example"),
+	  .dst_listed = true, .hooks = ON_TC_EG,
+	  ONE(DNS_ALLOWED("good.evil.example"), .dst_allowed = true) },
+};
+
 /* A table's filter: name lines, a mode, the ports (default: env.ports). */
 #define TABLE(n, l, f, c) \
 	{ .name = n, .filter = { .lines = l, .flags = f, .config = &env.ports, .fpr = TABLE_FPR }, \
@@ -819,6 +896,8 @@ static const struct harness_table tables[] = {
 	TABLE_PORTS("custom ports", name_list, DROP, port_cases, &custom_ports),
 	TABLE_PORTS("custom ports, flag mode", name_list, FLAG, port_cases, &custom_ports),
 	TABLE("addresses only", addresses_only, DROP, no_names_cases),
+	TABLE("allowlist, drop mode", allow_list, DROP, allow_cases),
+	TABLE("allowlist, flag mode", allow_list, FLAG, allow_cases),
 };
 
 /* ---- filters ---- */
@@ -890,18 +969,37 @@ static void expect_step(const struct run_ctx *r, const struct pkt_frame *f, cons
 	e->ipv4 = !r->v6;
 	e->ipv6 = r->v6;
 	e->vlan = r->c->vlan;
-	if (s->src_hit) {
+	if (s->src_hit || s->src_allowed) {
 		e->ip4_hits = !r->v6;
 		e->ip6_hits = r->v6;
 	}
+	e->allowed = s->src_allowed + s->dst_allowed + s->allowed;
+	e->ip_dst_hits += s->dst_allowed;
 	e->dropped = s->hit && drop;
 	e->flagged = s->hit && !drop;
 	e->passed = !e->dropped;
 
-	if (ingress || both)
+	if (ingress || both) {
 		lookups += model_addr(f->saddr, r->v6, &addr_hit);
-	if (!addr_hit && (!ingress || both))
+		/* an allowed source is as if unlisted: the other checks go on */
+		if (addr_hit && check_item(f->saddr, true, NULL) == 1) {
+			addr_hit = false;
+			if (!s->src_allowed)
+				appendf(msg, size, "the allowlist holds the source; ");
+		} else if (s->src_allowed) {
+			appendf(msg, size, "the allowlist does not pass the source; ");
+		}
+	}
+	if (!addr_hit && (!ingress || both)) {
 		lookups += model_addr(f->daddr, r->v6, &addr_hit);
+		if (addr_hit && check_item(f->daddr, true, NULL) == 1) {
+			addr_hit = false;
+			if (!s->dst_allowed)
+				appendf(msg, size, "the allowlist holds the destination; ");
+		} else if (s->dst_allowed) {
+			appendf(msg, size, "the allowlist does not pass the destination; ");
+		}
+	}
 	if (s->seen) {
 		lookups += model_name(s->seen, &name_hit);
 		if (!name_hit && s->path)
@@ -911,7 +1009,7 @@ static void expect_step(const struct run_ctx *r, const struct pkt_frame *f, cons
 		appendf(msg, size, "the model reads %u blocks, the case says %d; ", lookups,
 			s->lookups - 1);
 	e->lookups = s->lookups ? (unsigned int)s->lookups - 1 : lookups;
-	if (!s->by_state && (addr_hit || name_hit || url_hit) != s->hit)
+	if (!s->by_state && (addr_hit || name_hit || url_hit) != (s->hit || s->allowed))
 		appendf(msg, size, "the model of the filter says %s; ",
 			addr_hit || name_hit || url_hit ? "listed" : "not listed");
 	if (s->seen && s->path && !name_hit && (url_hit != !!s->delta.url_hits))
@@ -972,13 +1070,16 @@ static void check_agreement(const struct name_case *c, char *msg, size_t size)
 		snprintf(item, sizeof(item), "%s%s", s->seen, s->path && *s->path ? s->path : "");
 		if (strlen(item) > BB_KEY_MAX - 1)
 			continue;	/* longer than any list entry: `check` refuses it */
-		got = check_item(item, &why);
+		got = check_item(item, false, &why);
 		if (got < 0)
 			appendf(msg, size, "check \"%.60s\": not an item (%s); ", item,
 				why ? why : "-");
-		else if (got != (s->hit && !s->by_state))
+		else if (got != ((s->hit && !s->by_state) || s->allowed))
 			appendf(msg, size, "check \"%.60s\" says %s, the case expects %s; ", item,
 				got ? "listed" : "not listed", s->hit ? "a hit" : "no hit");
+		else if (check_item(item, true, &why) != s->allowed)
+			appendf(msg, size, "check \"%.60s\" says %sallowed, the case expects "
+				"otherwise; ", item, s->allowed ? "not " : "");
 	}
 }
 
@@ -1055,12 +1156,20 @@ static void check_entries(const struct harness_table *t, const struct bb_list *l
 	char name[200], msg[300] = "";
 	size_t i;
 
-	for (i = 0; i < list->n; i++)
-		if (bb_image_match_entry(harness.img.blocks, &list->entries[i]) != 1)
+	for (i = 0; i < list->n; i++) {
+		const struct bb_entry *e = &list->entries[i];
+
+		if (e->flags & BB_ENTRY_F_ALLOW) {
+			if (bb_image_allowed(harness.img.blocks, e) != 1)
+				appendf(msg, sizeof(msg), "entry %zu (%s) not allowed; ", i,
+					e->text ? e->text : "address");
+		} else if (bb_image_match_entry(harness.img.blocks, e) != 1) {
 			appendf(msg, sizeof(msg), "entry %zu (%s) not listed; ", i,
-				list->entries[i].text ? list->entries[i].text : "address");
-	snprintf(name, sizeof(name), "%s: bb_image_match_entry() finds every listed entry",
-		 t->name);
+				e->text ? e->text : "address");
+		}
+	}
+	snprintf(name, sizeof(name), "%s: bb_image_match_entry() finds every listed entry, "
+		 "bb_image_allowed() every allowed one", t->name);
 	tap_result(!msg[0], name, "%s", msg);
 }
 
@@ -1428,7 +1537,7 @@ static void property_test(void)
 
 		random_name(line, sizeof(line));
 		err = prop_run(HOOK_XDP, i & 1, &pl, 53, &dropped);
-		listed = check_item(line, &why);
+		listed = check_item(line, false, &why);
 		fp_hits += dropped;
 		if ((err || listed != dropped) && !disagree++)
 			snprintf(first_disagree, sizeof(first_disagree),

@@ -107,6 +107,10 @@ struct xdp_case {
 			  .lookups = lk, __VA_ARGS__ }
 #define FLAG6(lk, ...)	{ .packets = 1, .ipv6 = 1, .ip6_hits = 1, .flagged = 1, .passed = 1, \
 			  .lookups = lk, __VA_ARGS__ }
+#define ALLOW4(lk, ...)	{ .packets = 1, .ipv4 = 1, .ip4_hits = 1, .allowed = 1, .passed = 1, \
+			  .lookups = lk, __VA_ARGS__ }
+#define ALLOW6(lk, ...)	{ .packets = 1, .ipv6 = 1, .ip6_hits = 1, .allowed = 1, .passed = 1, \
+			  .lookups = lk, __VA_ARGS__ }
 #define MISS4(lk, ...)	{ .packets = 1, .ipv4 = 1, .passed = 1, .lookups = lk, __VA_ARGS__ }
 #define MISS6(lk, ...)	{ .packets = 1, .ipv6 = 1, .passed = 1, .lookups = lk, __VA_ARGS__ }
 #define NON_IP(...)	{ .packets = 1, .non_ip = 1, .passed = 1, __VA_ARGS__ }
@@ -365,6 +369,40 @@ static const struct xdp_case swap_a_flag_cases[] = {
 	{ "2001:db8::10 flagged",	V6("2001:db8::10"),	XDP_PASS, FLAG6(MODEL) },
 };
 
+/*
+ * The allowlist: exceptions inside listed prefixes, at their own lengths (a /25 in a
+ * /24, a /32, a /124 in a /48), and one for an address no list holds.
+ */
+static const char *const allow_list[] = {
+	"192.0.2.0/24", "198.51.100.7", "2001:db8:1234::/48", "10.0.0.0/8",
+	"@@192.0.2.128/25", "@@198.51.100.7", "@@2001:db8:1234::beef", "@@2001:db8:1234:1::/124",
+	"@@10.1.0.0/16", "@@203.0.113.9", NULL,
+};
+
+static const struct xdp_case allow_cases[] = {
+	{ "listed /24, outside the allowed /25", V4("192.0.2.5"),	XDP_DROP, DROP4(MODEL) },
+	{ "listed /24, inside the allowed /25", V4("192.0.2.200"),	XDP_PASS, ALLOW4(MODEL) },
+	{ "the allowed /25's first address", V4("192.0.2.128"),	XDP_PASS, ALLOW4(MODEL) },
+	{ "just below the allowed /25",	V4("192.0.2.127"),	XDP_DROP, DROP4(MODEL) },
+	{ "listed and allowed /32",	V4("198.51.100.7"),	XDP_PASS, ALLOW4(MODEL) },
+	{ "listed /8, allowed /16 inside", V4("10.1.2.3"),	XDP_PASS, ALLOW4(MODEL) },
+	{ "listed /8, outside the /16",	V4("10.2.2.3"),		XDP_DROP, DROP4(MODEL) },
+	{ "allowed, not listed: the allowlist is not asked", V4("203.0.113.9"), XDP_PASS,
+	  MISS4(MODEL) },
+	{ "IPv6 listed /48, allowed /128", V6("2001:db8:1234::beef"), XDP_PASS, ALLOW6(MODEL) },
+	{ "IPv6 listed /48, next to the /128", V6("2001:db8:1234::bee0"), XDP_DROP,
+	  DROP6(MODEL) },
+	{ "IPv6 allowed /124",		V6("2001:db8:1234:1::f"), XDP_PASS, ALLOW6(MODEL) },
+	{ "IPv6 just past the /124",	V6("2001:db8:1234:1::10"), XDP_DROP, DROP6(MODEL) },
+	{ "802.1Q, allowed",		V4("192.0.2.200", DOT1Q), XDP_PASS, ALLOW4(MODEL, VLAN) },
+	{ "QinQ, IPv6 allowed",		V6("2001:db8:1234::beef", QINQ), XDP_PASS,
+	  ALLOW6(MODEL, VLAN) },
+	{ "IPv4 with options, allowed",	V4("192.0.2.200", .ihl = PKT_SET(8)), XDP_PASS,
+	  ALLOW4(MODEL) },
+	{ "truncated: decided before the filter", V4("192.0.2.200"), XDP_PASS, TRUNC(),
+	  CUT(20, 33) },
+};
+
 static const struct harness_table tables[] = {
 	TABLE("no filter loaded", HARNESS_KEEP, NULL, 0, no_filter_cases),
 	TABLE("filter with a bad magic", HARNESS_BAD_MAGIC, base_list, BB_HDR_F_DROP,
@@ -386,6 +424,7 @@ static const struct harness_table tables[] = {
 	TABLE("swap 1, list A", HARNESS_LIST, swap_list_a, BB_HDR_F_DROP, swap_a_cases),
 	TABLE("swap 2, list B", HARNESS_LIST, swap_list_b, BB_HDR_F_DROP, swap_b_cases),
 	TABLE("swap 3, list A in flag mode", HARNESS_LIST, swap_list_a, 0, swap_a_flag_cases),
+	TABLE("allowlist, drop mode", HARNESS_LIST, allow_list, BB_HDR_F_DROP, allow_cases),
 	TABLE("outer slot emptied", HARNESS_SLOT_EMPTY, NULL, 0, no_filter_cases),
 };
 

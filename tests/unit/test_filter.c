@@ -50,7 +50,7 @@ static struct bb_block *build_image(struct bb_filter *f, const struct bb_list *l
 	*err = bb_filter_build(f, list, &opts);
 	if (*err)
 		return NULL;
-	image = malloc(bb_filter_elements(f->hdr.nblocks) * BB_BLOCK_BYTES);
+	image = malloc(bb_filter_elements(f->hdr.nblocks, f->hdr.allow_blocks) * BB_BLOCK_BYTES);
 	if (image)
 		bb_filter_write_image(f, image);
 	return image;
@@ -472,11 +472,11 @@ static void test_name_hash_distinct(void)
 	free(h);
 }
 
-static struct bb_block *blocks_in(void *ctx, __u32 nblocks)
+static struct bb_block *blocks_in(void *ctx, __u32 nblocks, __u32 allow_blocks)
 {
 	struct bb_block **mem = ctx;
 
-	*mem = calloc(bb_filter_elements(nblocks), BB_BLOCK_BYTES);
+	*mem = calloc(bb_filter_elements(nblocks, allow_blocks), BB_BLOCK_BYTES);
 	return *mem ? *mem + BB_FIRST_BLOCK : NULL;
 }
 
@@ -546,12 +546,12 @@ static void test_threads(void)
 		struct bb_filter f;
 
 		err = bb_filter_build(&f, &tl.list, &opts);
-		img = err ? NULL : malloc(bb_filter_elements(f.hdr.nblocks) * BB_BLOCK_BYTES);
+		img = err ? NULL : malloc(bb_filter_elements(f.hdr.nblocks, f.hdr.allow_blocks) * BB_BLOCK_BYTES);
 		if (img)
 			bb_filter_write_image(&f, img);
 		if (!ref) {
 			ref = img;
-			bytes = img ? bb_filter_elements(f.hdr.nblocks) * BB_BLOCK_BYTES : 0;
+			bytes = img ? bb_filter_elements(f.hdr.nblocks, f.hdr.allow_blocks) * BB_BLOCK_BYTES : 0;
 			/* each "*." entry repeats the parent key of the name before it */
 			__u64 all = f.keys_by_kind[BB_KEY_NAME] + f.keys_by_kind[BB_KEY_NAME_PARENT] +
 				    f.keys_by_kind[BB_KEY_IP4] + f.keys_by_kind[BB_KEY_IP6] +

@@ -26,7 +26,8 @@ static char fixtures[512] = "tests/lists";
 static char tmpdir[] = "/tmp/bb_test_formats.XXXXXX";
 
 struct counts {
-	size_t lines, ip4, ip6, names, urls, dups, blank, comments, preamble, ranges, widened;
+	size_t lines, ip4, ip6, names, urls, allow, dups, blank, comments, preamble, ranges,
+	       widened;
 	size_t rejected[BB_REJECT_REASON_MAX];
 	size_t skipped[BB_SKIP_REASON_MAX];
 };
@@ -51,8 +52,8 @@ static const struct file_case file_cases[] = {
 	  { .lines = 41, .names = 16, .dups = 1, .blank = 2, .comments = 4, .preamble = 18,
 	    .rejected = { REJ(IP_AS_NAME, 1), REJ(BAD_NAME, 1) } } },
 	{ "adblock.txt", { 0 }, BB_FORMAT_ADBLOCK,
-	  { .lines = 27, .ip4 = 2, .ip6 = 1, .names = 5, .urls = 3, .comments = 3,
-	    .rejected = { REJ(OPTIONS, 2), REJ(PATTERN, 6), REJ(EXCEPTION, 2), REJ(COSMETIC, 2),
+	  { .lines = 27, .ip4 = 2, .ip6 = 1, .names = 5, .urls = 3, .allow = 1, .comments = 3,
+	    .rejected = { REJ(OPTIONS, 3), REJ(PATTERN, 6), REJ(COSMETIC, 2),
 			  REJ(SINGLE_LABEL, 1) } } },
 	{ "urls.txt", { 0 }, BB_FORMAT_PLAIN,
 	  { .lines = 19, .urls = 14, .dups = 2,
@@ -66,17 +67,17 @@ static const struct file_case file_cases[] = {
 	{ "ranges.txt", { 0 }, BB_FORMAT_PLAIN,
 	  { .lines = 8, .ip4 = 8, .ip6 = 2, .names = 1, .ranges = 4, .comments = 1 } },
 	{ "dnsmasq.conf", { 0 }, BB_FORMAT_DNSMASQ,
-	  { .lines = 30, .names = 14, .comments = 5,
-	    .skipped = { SKIP(ANSWER, 3), SKIP(ALLOW, 1), SKIP(DIRECTIVE, 3) },
+	  { .lines = 30, .names = 14, .allow = 1, .comments = 5,
+	    .skipped = { SKIP(ANSWER, 3), SKIP(DIRECTIVE, 3) },
 	    .rejected = { REJ(UNSUPPORTED, 1), REJ(BAD_NAME, 1), REJ(SINGLE_LABEL, 1),
 			  REJ(SYNTAX, 2), REJ(BAD_ADDRESS, 1) } } },
 	{ "unbound.conf", { 0 }, BB_FORMAT_UNBOUND,
-	  { .lines = 34, .names = 14, .comments = 1,
-	    .skipped = { SKIP(ANSWER, 7), SKIP(ALLOW, 2), SKIP(DIRECTIVE, 6) },
+	  { .lines = 34, .names = 14, .allow = 2, .comments = 1,
+	    .skipped = { SKIP(ANSWER, 7), SKIP(DIRECTIVE, 6) },
 	    .rejected = { REJ(SYNTAX, 2), REJ(SINGLE_LABEL, 1), REJ(UNSUPPORTED, 1) } } },
 	{ "policy.rpz", { 0 }, BB_FORMAT_RPZ,
-	  { .lines = 41, .ip4 = 2, .ip6 = 2, .names = 10, .dups = 1, .comments = 7,
-	    .skipped = { SKIP(DIRECTIVE, 7), SKIP(ALLOW, 1), SKIP(ANSWER, 4), SKIP(TRIGGER, 3) },
+	  { .lines = 41, .ip4 = 2, .ip6 = 2, .names = 10, .allow = 1, .dups = 1, .comments = 7,
+	    .skipped = { SKIP(DIRECTIVE, 7), SKIP(ANSWER, 4), SKIP(TRIGGER, 3) },
 	    .rejected = { REJ(BAD_ADDRESS, 1), REJ(SYNTAX, 1), REJ(UNSUPPORTED, 1),
 			  REJ(BAD_NAME, 1) } } },
 	{ "drop.json", { 0 }, BB_FORMAT_JSON,
@@ -100,12 +101,12 @@ static const struct file_case file_cases[] = {
 	{ "semicolon.csv", { .format = BB_FORMAT_CSV, .column = "1" }, BB_FORMAT_CSV,
 	  { .lines = 3, .names = 2, .skipped = { SKIP(DIRECTIVE, 1) } } },
 	{ "sets.ipset", { 0 }, BB_FORMAT_IPSET,
-	  { .lines = 20, .ip4 = 7, .ip6 = 2, .dups = 1, .ranges = 1,
-	    .skipped = { SKIP(DIRECTIVE, 6), SKIP(ALLOW, 1) },
+	  { .lines = 20, .ip4 = 7, .ip6 = 2, .allow = 1, .dups = 1, .ranges = 1,
+	    .skipped = { SKIP(DIRECTIVE, 6) },
 	    .rejected = { REJ(UNSUPPORTED, 2), REJ(BAD_ADDRESS, 1) } } },
 	{ "sets.ipset", { .sets = "BLOCK4,BLOCK6" }, BB_FORMAT_IPSET,
-	  { .lines = 20, .ip4 = 4, .ip6 = 2,
-	    .skipped = { SKIP(DIRECTIVE, 6), SKIP(ALLOW, 1), SKIP(OTHER_SET, 5) },
+	  { .lines = 20, .ip4 = 4, .ip6 = 2, .allow = 1,
+	    .skipped = { SKIP(DIRECTIVE, 6), SKIP(OTHER_SET, 5) },
 	    .rejected = { REJ(UNSUPPORTED, 1), REJ(BAD_ADDRESS, 1) } } },
 	/* told what it is, a file is read so, whatever it looks like */
 	/* plain: "0.0.0.0 #disabled.example" is the address 0.0.0.0 */
@@ -140,6 +141,8 @@ static bool counts_match(const struct bb_list_counts *c, const struct counts *w,
 	CHECK(c->accepted[BB_ENTRY_IP6], w->ip6, "ipv6");
 	CHECK(c->accepted[BB_ENTRY_NAME], w->names, "names");
 	CHECK(c->accepted[BB_ENTRY_URL], w->urls, "urls");
+	CHECK(c->allow[BB_ENTRY_IP4] + c->allow[BB_ENTRY_IP6] + c->allow[BB_ENTRY_NAME] +
+	      c->allow[BB_ENTRY_URL], w->allow, "allowlist entries");
 	CHECK(c->duplicates, w->dups, "duplicates");
 	CHECK(c->blank, w->blank, "blank");
 	CHECK(c->comments, w->comments, "comments");
@@ -211,6 +214,7 @@ struct entry_check {
 #define NOTF(f, i, k, fl, w)	{ f, i, BB_ENTRY_##k, fl, false, w }
 #define SUB			BB_ENTRY_F_SUBDOMAINS_ONLY
 #define EXACT			BB_ENTRY_F_EXACT
+#define ALLOW			BB_ENTRY_F_ALLOW
 
 static const struct entry_check entry_checks[] = {
 	HAS("scores.tsv", "192.0.2.1", IP4, 0, "the address before a score"),
@@ -237,7 +241,9 @@ static const struct entry_check entry_checks[] = {
 	HAS("policy.rpz", "absw.example", NAME, SUB, "an absolute wildcard owner"),
 	HAS("adblock.txt", "shared-host.example/malware/payload.exe", URL, 0, "a path rule"),
 	NOT("adblock.txt", "shared-host.example", NAME, "the host of a path rule"),
-	NOT("adblock.txt", "allowed.example", NAME, "an @@ exception"),
+	HAS("adblock.txt", "allowed.example", NAME, ALLOW, "an @@ exception: allowed"),
+	NOTF("adblock.txt", "allowed.example", NAME, 0, "an @@ exception: not blocked"),
+	NOT("adblock.txt", "exception.example", NAME, "an @@ exception with options"),
 	NOT("adblock.txt", "third.example", NAME, "a $third-party rule"),
 	HAS("urls.txt", "big-site.example/", URL, 0, "a URL without a path is a URL"),
 	NOT("urls.txt", "big-site.example", NAME, "a URL's host without --urls-as-hosts"),
@@ -260,14 +266,17 @@ static const struct entry_check entry_checks[] = {
 	HAS("dnsmasq.conf", "cqmjjx.test", NAME, 0, "cqmjjx.test, not under jx.test"),
 	NOT("dnsmasq.conf", "router.example", NAME, "a local answer"),
 	NOT("dnsmasq.conf", "corp.example", NAME, "a forward"),
-	NOT("dnsmasq.conf", "not-blocked.example", NAME, "server=/name/#"),
+	HAS("dnsmasq.conf", "not-blocked.example", NAME, ALLOW, "server=/name/#: allowed"),
+	NOTF("dnsmasq.conf", "not-blocked.example", NAME, 0, "server=/name/#: not blocked"),
 	HAS("unbound.conf", "null.example", NAME, 0, "a zone with a trailing dot"),
 	HAS("unbound.conf", "comment.example", NAME, 0, "a zone before a comment"),
 	HAS("unbound.conf", "sink.example", NAME, 0, "a redirect to a sinkhole"),
 	HAS("unbound.conf", "sink-first.example", NAME, 0, "a sinkhole, then its redirect"),
 	HAS("unbound.conf", "alone.example", NAME, EXACT, "a sinkhole answer alone"),
 	NOT("unbound.conf", "walled.example", NAME, "a redirect to an address"),
-	NOT("unbound.conf", "pass.example", NAME, "a transparent zone"),
+	HAS("unbound.conf", "pass.example", NAME, ALLOW, "a transparent zone: allowed"),
+	HAS("unbound.conf", "typepass.example", NAME, ALLOW, "a typetransparent zone: allowed"),
+	NOTF("unbound.conf", "pass.example", NAME, 0, "a transparent zone: not blocked"),
 	NOT("unbound.conf", "www.static.example", NAME, "a static zone's answer"),
 	HAS("policy.rpz", "nx.example", NAME, EXACT, "a QNAME trigger"),
 	HAS("policy.rpz", "nx.example", NAME, SUB, "its *. twin"),
@@ -283,7 +292,8 @@ static const struct entry_check entry_checks[] = {
 	HAS("policy.rpz", "198.51.100.0/24", IP4, 0, "an rpz-ip /24"),
 	HAS("policy.rpz", "2001:db8::1", IP6, 0, "an IPv6 rpz-ip with zz"),
 	HAS("policy.rpz", "2001:db8:1::/48", IP6, 0, "an IPv6 rpz-ip /48 with zz"),
-	NOT("policy.rpz", "pass.example", NAME, "rpz-passthru."),
+	HAS("policy.rpz", "pass.example", NAME, ALLOW | EXACT, "rpz-passthru.: allowed"),
+	NOTF("policy.rpz", "pass.example", NAME, EXACT, "rpz-passthru.: not blocked"),
 	NOT("policy.rpz", "local.example", NAME, "local data"),
 	NOT("policy.rpz", "ns.rpz.test", NAME, "the zone's NS"),
 	NOT("policy.rpz", "ns.evil.example", NAME, "an nsdname trigger"),
@@ -299,7 +309,8 @@ static const struct entry_check entry_checks[] = {
 	HAS("sets.ipset", "203.0.113.77", IP4, 0, "a bare address in a hash:net set"),
 	HAS("sets.ipset", "198.51.100.128/25", IP4, 0, "an entry with options"),
 	HAS("sets.ipset", "203.0.113.64/29", IP4, 0, "a range in a hash:ip set"),
-	NOT("sets.ipset", "203.0.113.0/28", IP4, "a nomatch entry"),
+	HAS("sets.ipset", "203.0.113.0/28", IP4, ALLOW, "a nomatch entry: allowed"),
+	NOTF("sets.ipset", "203.0.113.0/28", IP4, 0, "a nomatch entry: not blocked"),
 	NOT("sets.ipset", "192.0.2.5", IP4, "an entry with a port"),
 };
 

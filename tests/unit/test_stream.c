@@ -58,7 +58,7 @@ static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *
 /* The image of a filter, malloc'd, bb_filter_elements() blocks. */
 static struct bb_block *image_of(const struct bb_filter *filter)
 {
-	struct bb_block *img = calloc(bb_filter_elements(filter->hdr.nblocks), sizeof(*img));
+	struct bb_block *img = calloc(bb_filter_elements(filter->hdr.nblocks, filter->hdr.allow_blocks), sizeof(*img));
 
 	if (img)
 		bb_filter_write_image(filter, img);
@@ -96,7 +96,8 @@ static int load_both(const char *path, unsigned int threads, size_t part_bytes,
 	if (!err) {
 		sink = (struct bb_list_sink){ .entry = stream_entry, .ctx = stream };
 		err = bb_list_scan_file(path, &lopts, &sink, &again);
-		*repeats = bb_filter_stream_end(stream);
+		if (bb_filter_stream_end(stream, repeats))
+			err = err ?: -1;
 		if (!err && memcmp(&again, scan_counts, sizeof(again)))
 			err = -1;
 		if (!err)
@@ -112,7 +113,7 @@ static size_t image_bytes(const struct bb_block *img)
 {
 	const struct bb_header *hdr = (const void *)&img[BB_HEADER_INDEX];
 
-	return bb_filter_elements(hdr->nblocks) * BB_BLOCK_BYTES;
+	return bb_filter_elements(hdr->nblocks, hdr->allow_blocks) * BB_BLOCK_BYTES;
 }
 
 /* A list with no repeated key: every kind, CRLF, comments, rejects, no final newline. */
