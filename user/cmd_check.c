@@ -20,8 +20,10 @@ static void usage(FILE *out)
 		"URL (or host/path) as a cleartext request, an https:// URL by its host (the\n"
 		"SNI: an HTTPS path is never seen). One line per item: \"listed (maybe)\" - a\n"
 		"Bloom filter can err that way, at the FPR that status shows - or \"not\n"
-		"listed\", which is certain; and where the kernel looks for it.\n"
-		"Exit status, like grep: 0 when every item is listed, 1 when any is not,\n"
+		"listed\", which is certain; and where the kernel looks for it. A listed item\n"
+		"the allowlist holds is \"allowed\": the kernel passes it.\n"
+		"Exit status, like grep: 0 when every item is blocked (listed, not allowed),\n"
+		"1 when any is not,\n"
 		"2 on any error: an item that cannot be parsed, nothing loaded, not root.\n");
 }
 
@@ -84,7 +86,7 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 	json_t *seen = results ? json_array() : NULL;
 	struct bb_entry entry, host;
 	const char *why = NULL, *by;
-	int listed;
+	int listed, allowed;
 
 	if (bb_list_parse_item(item, &entry, text, sizeof(text), &why) < 0) {
 		why = why ? why : "not an address, prefix, name or URL";
@@ -135,16 +137,20 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 		break;
 	}
 	listed = bb_image_match_entry(img->blocks, &entry);
+	/* the kernel asks the allowlist only after a hit */
+	allowed = listed && bb_image_allowed(img->blocks, &entry);
 	if (results) {
-		json_array_append_new(results, json_pack("{s:s, s:s, s:b, s:s, s:o, s:s?}", "item",
-							 item, "kind", bb_entry_kind_name(entry.kind),
-							 "listed", listed, "by", by, "seen_in", seen,
+		json_array_append_new(results, json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}",
+							 "item", item, "kind",
+							 bb_entry_kind_name(entry.kind), "listed", listed,
+							 "allowed", allowed, "by", by, "seen_in", seen,
 							 "note", where[0] ? where : NULL));
 	} else {
-		printf("%s: %s%s%s\n", item, listed ? "listed (maybe)" : "not listed",
+		printf("%s: %s%s%s\n", item, allowed ? "allowed (listed, maybe, and the allowlist "
+		       "passes it)" : listed ? "listed (maybe)" : "not listed",
 		       where[0] ? ": " : "", where);
 	}
-	return listed;
+	return listed && !allowed;
 }
 
 int cmd_check(int argc, char **argv)

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "load.h"
+#include "state.h"
 #include "options.h"
 #include "reader.h"
 
@@ -135,6 +137,22 @@ static int opt_urls(void *opts, const struct bb_option *o, const char *arg)
 	return 0;
 }
 
+static int list_arg_add(void *ctx, const char *path);
+
+/* --allow FILE: a list in its place, read as the options before it say, all allowed. */
+static int opt_allow(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct load_opts *lo = opts;
+	bool was = lo->lists.cur.allow;
+	int err;
+
+	(void)o;
+	lo->lists.cur.allow = true;
+	err = list_arg_add(lo, arg);
+	lo->lists.cur.allow = was;
+	return err;
+}
+
 static int opt_sets(void *opts, const struct bb_option *o, const char *arg)
 {
 	struct load_opts *lo = opts;
@@ -156,6 +174,8 @@ static const struct bb_option load_options[] = {
 	{ "hook", 0, "HOOK", "where to attach on each -i: xdp (default: ingress),\n"
 	  "tc-ingress, tc-egress (a client or gateway screening\nwhat it sends); repeatable",
 	  bb_opt_hook, F(targets), NG, NULL },
+	{ "allow", 0, "FILE", "an allowlist: what it lists passes, whatever the\n"
+	  "blocklists hold (any list format; repeatable)", opt_allow, 0, NG, NULL },
 	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
 	  bb_opt_choice, F(mode), G(mode), mode_words },
 	{ "fp", 0, "P", "target false-positive rate per key (default 0.001)", bb_opt_fpr,
@@ -225,7 +245,11 @@ static void load_usage(FILE *out)
 		"unless given. --format, --column, --urls-as-hosts and --ipset-set apply to the\n"
 		"lists after them on the command line; given after the last list, to every list\n"
 		"that none preceded. Lists may be gzip, xz or zstd compressed (told by their\n"
-		"content). docs/FORMATS.md describes every format.\n");
+		"content). docs/FORMATS.md describes every format.\n"
+		"The allowlist is read only after a hit: every --allow file, every list's own\n"
+		"exceptions (Adblock @@, rpz-passthru, transparent zones, ipset nomatch) and\n"
+		"what `bloomblock allow` keeps in the state directory, %s.\n",
+		bb_state_dir());
 }
 
 /* A list, in its place on the command line: it reads as the options before it say. */
@@ -703,6 +727,20 @@ static void undo(struct load_run *run)
 	}
 }
 
+/* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
+static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
+{
+	struct bb_file_opts saved = o->lists.cur;
+	int err = bb_state_path(path, size, BB_STATE_ALLOW);
+
+	if (err || access(path, F_OK))
+		return 0;
+	o->lists.cur = (struct bb_file_opts){ .format = BB_FORMAT_PLAIN, .allow = true };
+	err = list_arg_add(o, path);
+	o->lists.cur = saved;
+	return err;
+}
+
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts o;
@@ -713,6 +751,7 @@ int cmd_load(int argc, char **argv)
 		.fmap = { .fd = -1 },
 	};
 	int ret = load_parse_args(argc, argv, &o), err;
+	char allow_path[512];
 
 	if (ret >= 0)
 		goto out;
@@ -722,6 +761,20 @@ int cmd_load(int argc, char **argv)
 	run.fopts.seed = o.seed;
 	bb_list_init(&run.list);
 	run.files_json = json_array();
+	/* under the lock, the allowlist `allow` keeps is the one the new filter gets */
+	run.lock = bb_state_lock();
+	if (run.lock < 0) {
+		ret = BB_EXIT_ERROR;
+		json_decref(run.files_json);
+		goto out;
+	}
+	err = add_kept_allowlist(&o, allow_path, sizeof(allow_path));
+	if (err) {
+		ret = BB_EXIT_ERROR;
+		json_decref(run.files_json);
+		close(run.lock);
+		goto out;
+	}
 	instance_start(&run);
 	err = parse_lists(&run);
 	err = err ?: open_instance(&run);
@@ -743,6 +796,7 @@ int cmd_load(int argc, char **argv)
 	bb_list_free(&run.list);
 	free(run.tallies);
 	free(run.file_counts);
+	close(run.lock);
 out:
 	free(o.lists.v);
 	free(o.lists.given);

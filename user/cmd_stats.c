@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attach.h"
 #include "common.h"
 #include "filter.h"
 #include "pins.h"
+#include "state.h"
 
 static const struct counter {
 	const char *name;
@@ -137,14 +139,37 @@ static void print_probes(const char *family, const __u8 *plens, unsigned int n, 
 	printf("\n");
 }
 
+/* The items `bloomblock allow` keeps (state.h): lines that are not comments; 0: none. */
+static long kept_items(void)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+	FILE *f;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_ALLOW))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0)
+		n += line[0] != '#' && line[0] != '\n';
+	free(line);
+	fclose(f);
+	return n;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct bb_attachment att[64];
 	const struct bb_header *hdr;
 	struct bb_instance inst;
+	static const struct bb_allow_header no_allowlist;
+	const struct bb_allow_header *ah;
 	struct bb_image img;
 	int err, n, i;
 	double fpr;
+	long kept;
 
 	err = simple_opts(argc, argv, status_usage);
 	if (err >= 0)
@@ -160,6 +185,10 @@ int cmd_status(int argc, char **argv)
 	}
 	hdr = (const void *)img.blocks;
 	fpr = bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k);
+	ah = hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
+	     BB_BLOCK_BYTES <= img.map_size ? (const void *)&img.blocks[bb_allow_index(hdr->nblocks)] :
+	     &no_allowlist;
+	kept = kept_items();
 	if (bb_opts.json) {
 		json_t *ifaces = json_array();
 
@@ -171,7 +200,7 @@ int cmd_status(int argc, char **argv)
 					    bb_xdp_mode_name(att[i].mode) : "none",
 				"link_id", (json_int_t)att[i].link_id,
 				"prog_id", (json_int_t)att[i].prog_id));
-		bb_json_print(json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
+		json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
 					"s:o, s:o}}",
 			"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
 			"filter", "map_id", (json_int_t)img.map_id,
@@ -180,7 +209,16 @@ int cmd_status(int argc, char **argv)
 			"keys", (json_int_t)hdr->items, "blocks", (json_int_t)hdr->nblocks,
 			"bytes", (json_int_t)img.map_size, "k", (json_int_t)hdr->k, "fpr", fpr,
 			"ipv4_prefix_lengths", plens_json(hdr->v4_plens, hdr->n_v4_plens),
-			"ipv6_prefix_lengths", plens_json(hdr->v6_plens, hdr->n_v6_plens)));
+			"ipv6_prefix_lengths", plens_json(hdr->v6_plens, hdr->n_v6_plens));
+
+		if (j)
+			json_object_set_new(j, "allowlist", json_pack(
+				"{s:I, s:I, s:o, s:o, s:s, s:I}", "keys", (json_int_t)ah->items,
+				"slots", (json_int_t)hdr->allow_blocks * 8,
+				"ipv4_prefix_lengths", plens_json(ah->v4_plens, ah->n_v4_plens),
+				"ipv6_prefix_lengths", plens_json(ah->v6_plens, ah->n_v6_plens),
+				"state_dir", bb_state_dir(), "kept_items", (json_int_t)kept));
+		bb_json_print(j);
 		bb_image_close(&img);
 		return BB_EXIT_OK;
 	}
@@ -201,6 +239,17 @@ int cmd_status(int argc, char **argv)
 	printf("FPR          %.3g per key lookup\n", fpr);
 	print_probes("IPv4", hdr->v4_plens, hdr->n_v4_plens, hdr->flags & BB_HDR_F_V4_SHORT);
 	print_probes("IPv6", hdr->v6_plens, hdr->n_v6_plens, hdr->flags & BB_HDR_F_V6_SHORT);
+	printf("allowlist    %llu keys in %u slots", (unsigned long long)ah->items,
+	       hdr->allow_blocks * 8);
+	if (ah->n_v4_plens || ah->n_v6_plens) {
+		printf(", prefixes");
+		for (i = 0; i < ah->n_v4_plens && i < BB_ALLOW_MAX_PLENS; i++)
+			printf(" /%u", ah->v4_plens[i]);
+		for (i = 0; i < ah->n_v6_plens && i < BB_ALLOW_MAX_PLENS; i++)
+			printf(" /%u (v6)", ah->v6_plens[i]);
+	}
+	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
+	printf("state dir    %s\n", bb_state_dir());
 	bb_image_close(&img);
 	return BB_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include "attach.h"
 #include "common.h"
 #include "options.h"
+#include "state.h"
 
 #define MAX_ATTACHMENTS	64
 
@@ -135,6 +136,11 @@ int cmd_unload(int argc, char **argv)
 			ret = BB_EXIT_ERROR;
 		} else if (u.all) {
 			pr_info("removed %s\n", bb_opts.pin_dir);
+		}
+		/* the instance's lock and kept allowlist go with it */
+		if (!err && (err = bb_state_remove())) {
+			pr_err("cannot remove %s: %s\n", bb_state_dir(), strerror(-err));
+			ret = BB_EXIT_ERROR;
 		}
 	}
 	return ret;

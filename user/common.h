@@ -15,6 +15,7 @@ enum bb_exit {
 
 struct bb_global {
 	const char *pin_dir;	/* --pin-dir */
+	const char *state_dir;	/* --state-dir; NULL: from the pin directory (state.h) */
 	bool json;		/* -j */
 	bool pretty;		/* -p */
 	bool debug;		/* -d: libbpf's own messages */
@@ -50,5 +51,7 @@ int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_allow(int argc, char **argv);
+int cmd_disallow(int argc, char **argv);
 
 #endif /* BB_COMMON_H */

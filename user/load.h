@@ -86,6 +86,7 @@ struct load_run {
 	double t_parse, t_build, t_push;
 	json_t *files_json;
 	bool no_instance;	/* nothing loaded, and no -i to create it: a usage error */
+	int lock;		/* the state directory's lock (state.h), held to the swap */
 };
 
 /* The summary of one file: its line, an ipset file's sets, a warning; its JSON. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "state.h"
 
 #define BB_VERSION "0.1.0"
 
@@ -18,6 +19,8 @@ static const struct command {
 	{ "status",	cmd_status,	"what is attached, and the live filter's parameters" },
 	{ "stats",	cmd_stats,	"counters, summed over CPUs" },
 	{ "check",	cmd_check,	"ask the live filter whether items are listed" },
+	{ "allow",	cmd_allow,	"let items through the live filter, now and after reloads" },
+	{ "disallow",	cmd_disallow,	"take items out of the live allowlist" },
 	{ "plan",	cmd_plan,	"size a filter for N items at a target false-positive rate" },
 };
 
@@ -39,12 +42,14 @@ static void usage(FILE *out)
 		"  -j, --json          JSON output\n"
 		"  -p, --pretty        indented JSON (implies -j)\n"
 		"      --pin-dir DIR   where the state is pinned (default %s)\n"
+		"      --state-dir DIR its lock and live allowlist (default: %s/ and the\n"
+		"                      pin directory's path, '/' as '-')\n"
 		"  -d, --debug         show libbpf's messages and the verifier log\n"
 		"  -V, --version       print the version\n"
 		"  -h, --help          this help; COMMAND --help for a command's\n"
 		"\n"
-		"Exit status: 0 ok, 1 error, 2 usage (check: 1 when an item is not listed).\n",
-		bb_opts.pin_dir);
+		"Exit status: 0 ok, 1 error, 2 usage (check: 1 when an item is not blocked).\n",
+		bb_opts.pin_dir, BB_STATE_ROOT);
 }
 
 /*
@@ -73,6 +78,10 @@ static int take_global_opts(int argc, char **argv, int first)
 			bb_opts.pin_dir = a + 10;
 		} else if (!strcmp(a, "--pin-dir") && in + 1 < argc) {
 			bb_opts.pin_dir = argv[++in];
+		} else if (!strncmp(a, "--state-dir=", 12)) {
+			bb_opts.state_dir = a + 12;
+		} else if (!strcmp(a, "--state-dir") && in + 1 < argc) {
+			bb_opts.state_dir = argv[++in];
 		} else {
 			argv[out++] = argv[in];
 		}
@@ -87,6 +96,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "pin-dir", required_argument, NULL, 'P' },
+		{ "state-dir", required_argument, NULL, 'S' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -106,6 +116,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			bb_opts.pin_dir = optarg;
+			break;
+		case 'S':
+			bb_opts.state_dir = optarg;
 			break;
 		case 'd':
 			bb_opts.debug = true;

@@ -19,6 +19,7 @@ BB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BB=${BB:-$BB_ROOT/bloomblock}
 BB_TAG=${BB_TAG:-bbt$$}
 BB_PIN_DIR=/sys/fs/bpf/$BB_TAG
+BB_STATE_DIR=/run/bloomblock/sys-fs-bpf-$BB_TAG	# the default for that pin dir (state.h)
 BB_TIMEOUT=${BB_TIMEOUT:-30}	# seconds any one bloomblock run may take
 NS_DUT=$BB_TAG-dut
 NS_SRC=$BB_TAG-src
@@ -203,6 +204,7 @@ cleanup() {
 			rm -rf "$BB_PIN_DIR"
 		fi ;;
 	esac
+	case $BB_STATE_DIR in /run/bloomblock/?*) rm -rf "$BB_STATE_DIR" ;; esac
 	ip netns del "$NS_DUT" 2>/dev/null
 	ip netns del "$NS_SRC" 2>/dev/null
 	case $BB_TMP in /tmp/?*) rm -rf "$BB_TMP" ;; esac

@@ -193,6 +193,33 @@ run bb load "$LIST2" --mode drop
 check_eq "reload --mode drop: mode drop" "$(bb_status .filter.mode)" drop
 expect_blocked "drop mode again: 198.51.100.3 is dropped" 198.51.100.3 $V4
 
+# ---- the allowlist: live, at once, kept across reloads -----------------------------------------
+a0=$(bb_stat allowed) gen_a=$(bb_status .filter.generation)
+run bb allow 198.51.100.3 2001:db8:51::3
+check_rc "allow two listed addresses live exits 0" 0
+check_eq "allow: no reload (generation unchanged)" "$(bb_status .filter.generation)" "$gen_a"
+expect_pass "allow: 198.51.100.3 passes at once" 198.51.100.3 $V4
+expect_pass "allow: 2001:db8:51::3 passes at once" 2001:db8:51::3 $V6
+check_ge "allow: the allowed counter grew by the pings" $(($(bb_stat allowed) - a0)) 4
+run bb check 198.51.100.3
+check_rc "check of an allowed address exits 1 (not blocked)" 1
+check_match "check says allowed" 'allowed' "$out"
+run bb load "$LIST1"
+check_rc "reload with LIST1 (its CIDRs listed) exits 0" 0
+expect_blocked "LIST1: 198.51.100.2 is dropped" 198.51.100.2 $V4
+run bb allow 203.0.113.0/28
+check_rc "allow a /28 inside the listed /24 exits 0" 0
+expect_pass "allow: 203.0.113.9 (in the allowed /28) passes" 203.0.113.9 $V4
+run bb load "$LIST2"
+expect_pass "after a reload: 198.51.100.3 still passes (kept)" 198.51.100.3 $V4
+run bb disallow 198.51.100.3
+check_rc "disallow exits 0" 0
+expect_blocked "disallow: 198.51.100.3 is dropped at once" 198.51.100.3 $V4
+expect_pass "the other kept item still passes: 2001:db8:51::3" 2001:db8:51::3 $V6
+run bb disallow 2001:db8:51::3 203.0.113.0/28
+check_rc "disallow the rest exits 0" 0
+expect_blocked "disallow: 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
+
 # ---- unload -------------------------------------------------------------------------------------
 run bb unload -i bbd0
 check_rc "unload -i bbd0 exits 0" 0

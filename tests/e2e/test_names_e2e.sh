@@ -12,6 +12,8 @@
 #   7. QUIC     Initials counted and passed; dropped with --block-quic
 #   8. check    the CLI's verdicts for names and URLs
 #   9. reload   a different list flips the verdicts; --dns-ports moves DNS screening
+#  10. allow    the allowlist: --allow files, a list's own @@ exceptions, live
+#               `allow` and `disallow` (no reload), kept across reloads
 #   5. egress   a second instance at tc egress on the CLIENT's bbs0: its own query,
 #               ClientHello and request for a listed name, and packets to a listed
 #               destination address, never leave
@@ -428,6 +430,68 @@ run bb load "$LIST1"
 check_rc "reload with the first list again exits 0" 0
 expect_dns_blocked "the first list again: dig evil.example times out" evil.example
 
+# ---- 10. the allowlist --------------------------------------------------------------------------------
+ALLOWF=$BB_TMP/allow.txt ADBL=$BB_TMP/exceptions.txt
+printf '# false positives\nwww.evil.example\n' >"$ALLOWF"
+run bb load "$LIST1" --allow "$ALLOWF"
+check_rc "allow: load LIST --allow FILE exits 0" 0
+check_match "allow: the summary counts the allowlist" 'allowlist ipv4 0, ipv6 0, names 1, urls 0' "$err"
+s0=$(snap)
+expect_dns_answer "allow: dig www.evil.example answers (--allow)" www.evil.example
+expect_get_ok "allow: curl https://www.evil.example/ answers 200 (SNI)" https://www.evil.example/
+expect_get_ok "allow: curl http://www.evil.example/ answers 200 (Host)" http://www.evil.example/
+expect_dns_answer "allow: dig a.www.evil.example answers (its subdomains too)" a.www.evil.example
+all_blocked "allow: dig evil.example still times out|dns|evil.example" \
+	"allow: dig mail.evil.example (a sibling) still times out|dns|mail.evil.example"
+deltas "$s0" "$(snap)"
+check_ge "allow: the counter allowed grew by the 4 allowed hits" "$(d allowed)" 4
+check_ge "allow: dns_hits counts the allowed queries as hits too" "$(d dns_hits)" 4
+check_item "check www.evil.example: allowed, exit 1" www.evil.example 1 'allowed'
+check_item "check mail.evil.example: listed, exit 0" mail.evil.example 0 'listed (maybe)'
+
+gen_a=$(bb_status .filter.generation)
+run bb allow a.b.evil.example http://phish.test/login/ok/
+check_rc "allow: live allow of a name and a URL exits 0" 0
+check_eq "allow: no reload (generation unchanged)" "$(bb_status .filter.generation)" "$gen_a"
+expect_dns_answer "allow: dig a.b.evil.example answers at once" a.b.evil.example
+mkdir -p "$WWW/login/ok" && echo ok >"$WWW/login/ok/x"
+expect_get_ok "allow: http://phish.test/login/ok/x answers 200 (an allowed URL)" \
+	http://phish.test/login/ok/x
+expect_get_blocked "allow: http://phish.test/login/x still gets no answer" http://phish.test/login/x
+run bb allow --list
+check_eq "allow --list: the two items kept" "$out" $'a.b.evil.example\nhttp://phish.test/login/ok/'
+check_eq "status -j: two items kept" "$(bb_status .allowlist.kept_items)" 2
+run bb allow a.b.evil.example
+check_match "allow: again says so" 'allowed already' "$out"
+run bb allow 'not a name!'
+check_rc "allow: an item that is no item exits 2" 2
+
+run bb load "$LIST1"
+check_rc "allow: a reload without --allow exits 0" 0
+check_match "allow: the reload reads the kept items" 'allow\.list \(plain\)' "$err"
+expect_dns_answer "allow: after the reload, dig a.b.evil.example still answers (kept)" a.b.evil.example
+expect_dns_blocked "allow: after the reload, www.evil.example is blocked again (--allow not given)" \
+	www.evil.example
+run bb disallow a.b.evil.example
+check_rc "disallow: exits 0" 0
+expect_dns_blocked "disallow: dig a.b.evil.example times out at once" a.b.evil.example
+run bb disallow a.b.evil.example
+check_rc "disallow: an item not allowed exits 1" 1
+check_match "disallow: ... and says so" 'not allowed' "$out"
+check_eq "disallow: one item kept" "$(bb_status .allowlist.kept_items)" 1
+
+printf '||evil.example^\n@@||ok.evil.example^\n' >"$ADBL"
+run bb load "$ADBL"
+check_rc "allow: an Adblock list with an @@ exception loads" 0
+check_match "allow: the @@ rule is an allowlist entry" 'names 1, urls 0; allowlist ipv4 0, ipv6 0, names 1' "$err"
+expect_dns_answer "allow: dig ok.evil.example answers (@@)" ok.evil.example
+expect_dns_blocked "allow: dig evil.example times out" evil.example
+run bb disallow http://phish.test/login/ok/
+check_rc "disallow: the last kept item" 0
+run bb load "$LIST1"
+check_rc "the first list again, no allowlist" 0
+expect_dns_blocked "no allowlist: dig www.evil.example times out" www.evil.example
+
 # ---- 5. tc egress on the client: nothing listed leaves ----------------------------------------------
 cat >"$CLIST" <<EOF
 # the client's list: names the server side does not list, and one destination
@@ -520,6 +584,7 @@ check_rc "unload -i bbd0 (XDP and tc ingress) exits 0" 0
 check_eq "no tc filter left on bbd0 ingress" "$(in_dut tc filter show dev bbd0 ingress)" ""
 check_no_match "no XDP program left on bbd0" 'xdp' "$(in_dut ip link show dev bbd0)"
 check_fails "the server side's pin dir is gone" test -e "$BB_PIN_DIR"
+check_fails "... and its state dir (lock, kept allowlist)" test -e "$BB_STATE_DIR"
 run bbc unload -i bbs0
 check_rc "client: unload -i bbs0 (tc egress) exits 0" 0
 check_eq "client: no tc filter left on bbs0 egress" "$(in_src tc filter show dev bbs0 egress)" ""

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The instance's state directory: its lock, the live allowlist's file. */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "state.h"
+
+const char *bb_state_dir(void)
+{
+	static char dir[512];
+	size_t o, i;
+
+	if (bb_opts.state_dir)
+		return bb_opts.state_dir;
+	o = (size_t)snprintf(dir, sizeof(dir), "%s/", BB_STATE_ROOT);
+	for (i = 0; bb_opts.pin_dir[i] == '/'; i++)
+		;
+	for (; bb_opts.pin_dir[i] && o + 1 < sizeof(dir); i++)
+		dir[o++] = bb_opts.pin_dir[i] == '/' ? '-' : bb_opts.pin_dir[i];
+	while (o > 0 && dir[o - 1] == '-')
+		o--;
+	dir[o] = '\0';
+	return dir;
+}
+
+int bb_state_path(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", bb_state_dir(), name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p of the state directory, mode 0700: what it holds steers the filter. */
+static int make_dirs(const char *dir)
+{
+	char path[512];
+	size_t i;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	for (i = 1; path[i]; i++) {
+		if (path[i] != '/')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		path[i] = '/';
+	}
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int bb_state_lock(void)
+{
+	char path[512];
+	int fd, err;
+
+	err = make_dirs(bb_state_dir());
+	err = err ?: bb_state_path(path, sizeof(path), "lock");
+	if (err) {
+		pr_err("cannot make the state directory %s: %s\n", bb_state_dir(), strerror(-err));
+		return err;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		err = -errno;
+		pr_err("cannot lock %s: %s\n", path, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int bb_state_remove(void)
+{
+	const char *dir = bb_state_dir();
+	char path[768];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int err = 0;
+
+	if (!dp)
+		return errno == ENOENT ? 0 : -errno;
+	while ((d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (unlink(path) && !err)
+			err = -errno;
+	}
+	closedir(dp);
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}
+
+void bb_entry_text(const struct bb_entry *e, char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	switch (e->kind) {
+	case BB_ENTRY_IP4:
+	case BB_ENTRY_IP6:
+		inet_ntop(e->kind == BB_ENTRY_IP4 ? AF_INET : AF_INET6, e->addr, addr, sizeof(addr));
+		if (e->plen == (e->kind == BB_ENTRY_IP4 ? 32 : 128))
+			snprintf(buf, size, "%s", addr);
+		else
+			snprintf(buf, size, "%s/%u", addr, e->plen);
+		break;
+	case BB_ENTRY_URL:
+		snprintf(buf, size, "http://%s", e->text);	/* not read as a CIDR */
+		break;
+	default:
+		snprintf(buf, size, "%s%s", e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY ? "*." : "",
+			 e->text);
+		break;
+	}
+}
