@@ -161,6 +161,23 @@ static void result(struct run *r, const char *item, const char *what, const char
 		printf("%s: %s%s%s\n", item, what, note ? ": " : "", note ? note : "");
 }
 
+/* Whether text, read as a line of a list, is the entry e again. */
+static bool kept_reads_back(const char *text, const struct bb_entry *e)
+{
+	struct bb_list list;
+	const char *why;
+	bool same;
+
+	bb_list_init(&list);
+	same = bb_list_parse_line(&list, text, strlen(text), &why) == 1 && list.n == 1 &&
+	       list.entries[0].kind == e->kind && list.entries[0].plen == e->plen &&
+	       (list.entries[0].flags & ~BB_ENTRY_F_ALLOW) == (e->flags & ~BB_ENTRY_F_ALLOW) &&
+	       !memcmp(list.entries[0].addr, e->addr, sizeof(e->addr)) &&
+	       (!e->text || (list.entries[0].text && !strcmp(list.entries[0].text, e->text)));
+	bb_list_free(&list);
+	return same;
+}
+
 static void one(struct run *r, const char *item)
 {
 	char text[BB_KEY_MAX + 64], kept_text[BB_KEY_MAX + 80];
@@ -180,6 +197,13 @@ static void one(struct run *r, const char *item)
 	}
 	e.flags |= BB_ENTRY_F_ALLOW;
 	bb_entry_text(&e, kept_text, sizeof(kept_text));
+	if (r->allow && !kept_reads_back(kept_text, &e)) {
+		/* a load reads allow.list as a list: what a list line cannot say, it would lose */
+		result(r, item, "not allowed", "a list cannot hold it as it is, so a reload "
+		       "would drop it");
+		r->failed = true;
+		return;
+	}
 	at = kept_find(&r->kept, kept_text);
 	if (r->allow) {
 		ret = bb_image_allow_add(r->img.mem, &e);

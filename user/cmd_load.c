@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "load.h"
 #include "state.h"
 #include "options.h"
@@ -148,8 +149,10 @@ static int opt_allow(void *opts, const struct bb_option *o, const char *arg)
 
 	(void)o;
 	lo->lists.cur.allow = true;
+	lo->lists.cur_origin = "allow";
 	err = list_arg_add(lo, arg);
 	lo->lists.cur.allow = was;
+	lo->lists.cur_origin = NULL;
 	return err;
 }
 
@@ -176,6 +179,14 @@ static const struct bb_option load_options[] = {
 	  bb_opt_hook, F(targets), NG, NULL },
 	{ "allow", 0, "FILE", "an allowlist: what it lists passes, whatever the\n"
 	  "blocklists hold (any list format; repeatable)", opt_allow, 0, NG, NULL },
+	{ "allow-wide", 0, NULL, "load prefixes over more global unicast space than a /8\n"
+	  "(default: rejected, they would cut the host off)", bb_opt_flag, F(allow_wide), NG,
+	  NULL },
+	{ "no-guard", 0, NULL, "drop what the host needs too: its interfaces' addresses,\n"
+	  "gateways, resolvers, loopback, link-local (default:\nnever dropped; it holds for "
+	  "later loads)", bb_opt_flag, F(no_guard), G(guard), NULL },
+	{ "guard", 0, NULL, "the guard on again (after --no-guard)", bb_opt_flag, F(guard),
+	  G(guard), NULL },
 	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
 	  bb_opt_choice, F(mode), G(mode), mode_words },
 	{ "fp", 0, "P", "target false-positive rate per key (default 0.001)", bb_opt_fpr,
@@ -273,6 +284,7 @@ static int list_arg_add(void *ctx, const char *path)
 		la->cap = cap;
 	}
 	la->v[la->n].path = path;
+	la->v[la->n].origin = la->cur_origin ? la->cur_origin : "list";
 	la->v[la->n].read = la->cur;
 	memcpy(la->given[la->n], la->cur_given, sizeof(la->cur_given));
 	memset(la->trail_given, 0, sizeof(la->trail_given));
@@ -365,7 +377,7 @@ static void instance_start(struct load_run *run)
 {
 	const struct load_opts *o = run->o;
 
-	run->ij.may_create = o->targets.n_ifaces > 0;
+	run->ij.may_create = true;	/* without -i: built and pinned, attached nowhere */
 	run->ij.families = (o->targets.hooks[BB_HOOK_XDP] ? BB_FAMILY_XDP : 0) |
 			   (o->targets.hooks[BB_HOOK_TC_INGRESS] || o->targets.hooks[BB_HOOK_TC_EGRESS] ?
 			    BB_FAMILY_TC : 0);
@@ -452,6 +464,7 @@ static int parse_lists(struct load_run *run)
 		struct bb_list_sink sink = { .entry = tally_entry, .ctx = run->tallies };
 		struct bb_list_counts fc;
 		struct bb_file_info info;
+		json_t *file_json;
 
 		run->lopts.file = la->v[i].read;
 		run->lopts.info = &info;
@@ -470,8 +483,10 @@ static int parse_lists(struct load_run *run)
 			       strerror(-err));
 			return err;
 		}
-		json_array_append_new(run->files_json,
-				      load_report_file(la->v[i].path, &fc, &info, run->streamed));
+		file_json = load_report_file(la->v[i].path, &fc, &info, run->streamed);
+		load_report_watched(file_json, la->v[i].path, &info, &run->guard, run->guard_on);
+		json_object_set_new(file_json, "origin", json_string(la->v[i].origin));
+		json_array_append_new(run->files_json, file_json);
 	}
 	run->lopts.info = NULL;
 	for (i = 0; run->streamed && i < BB_LIST_MAX_THREADS; i++)
@@ -503,12 +518,6 @@ static int open_instance(struct load_run *run)
 	err = run->ij.err;
 	if (err && run->ij.tried_create)
 		return err;	/* bb_instance_create() said why */
-	if (err == -ENOENT) {
-		pr_err("nothing is loaded under %s yet: give an interface with -i\n",
-		       bb_opts.pin_dir);
-		run->no_instance = true;
-		return -ENOENT;
-	}
 	if (err) {
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return err;
@@ -727,6 +736,67 @@ static void undo(struct load_run *run)
 	}
 }
 
+/*
+ * The guard, before any list is read: what the host needs (for the interfaces being
+ * attached and those attached already), written to the state directory and read as
+ * one more allowlist unless it is off; watched in every list either way, and wide
+ * prefixes refused unless --allow-wide. --no-guard holds for later loads (guard.off)
+ * until --guard.
+ */
+static int guard_setup(struct load_run *run, struct load_opts *o, char *path, size_t size)
+{
+	struct bb_attachment att[BB_MAX_TARGETS * 3];
+	const char *ifnames[BB_MAX_TARGETS * 4];
+	char off_path[512];
+	unsigned int n = 0;
+	int i, j, n_att, err;
+
+	err = bb_state_path(off_path, sizeof(off_path), BB_GUARD_OFF);
+	err = err ?: bb_state_path(path, size, BB_GUARD_FILE);
+	if (err)
+		return err;
+	if (o->given.guard) {
+		if (o->no_guard && !o->guard) {
+			FILE *f = fopen(off_path, "w");
+
+			if (f)
+				fclose(f);
+		} else {
+			unlink(off_path);
+		}
+	}
+	run->guard_on = access(off_path, F_OK) != 0;
+	for (i = 0; i < o->targets.n_ifaces; i++)
+		ifnames[n++] = o->targets.ifnames[i];
+	n_att = bb_attachments(bb_opts.pin_dir, att, (int)(sizeof(att) / sizeof(att[0])));
+	for (i = 0; i < n_att && n < sizeof(ifnames) / sizeof(ifnames[0]); i++) {
+		for (j = 0; j < (int)n && strcmp(ifnames[j], att[i].ifname); j++)
+			;
+		if (j == (int)n && att[i].ifindex)
+			ifnames[n++] = att[i].ifname;
+	}
+	bb_guard_collect(&run->guard, ifnames, n, NULL);
+	for (i = 0; i < o->lists.n; i++) {
+		o->lists.v[i].read.refuse_wide = !o->allow_wide;
+		o->lists.v[i].read.watch = run->guard.watch;
+		o->lists.v[i].read.n_watch = run->guard.n;
+	}
+	if (!run->guard_on) {
+		unlink(path);
+		return 0;
+	}
+	err = bb_guard_write(&run->guard, path);
+	if (err) {
+		pr_err("cannot write %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	o->lists.cur = (struct bb_file_opts){ .format = BB_FORMAT_PLAIN, .allow = true };
+	o->lists.cur_origin = "guard";
+	err = list_arg_add(o, path);
+	o->lists.cur_origin = NULL;
+	return err;
+}
+
 /* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
 static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 {
@@ -736,8 +806,10 @@ static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 	if (err || access(path, F_OK))
 		return 0;
 	o->lists.cur = (struct bb_file_opts){ .format = BB_FORMAT_PLAIN, .allow = true };
+	o->lists.cur_origin = "kept";
 	err = list_arg_add(o, path);
 	o->lists.cur = saved;
+	o->lists.cur_origin = NULL;
 	return err;
 }
 
@@ -751,7 +823,8 @@ int cmd_load(int argc, char **argv)
 		.fmap = { .fd = -1 },
 	};
 	int ret = load_parse_args(argc, argv, &o), err;
-	char allow_path[512];
+	char allow_path[512], guard_path[512];
+	struct bb_attachment att[1];
 
 	if (ret >= 0)
 		goto out;
@@ -768,7 +841,8 @@ int cmd_load(int argc, char **argv)
 		json_decref(run.files_json);
 		goto out;
 	}
-	err = add_kept_allowlist(&o, allow_path, sizeof(allow_path));
+	err = guard_setup(&run, &o, guard_path, sizeof(guard_path));
+	err = err ?: add_kept_allowlist(&o, allow_path, sizeof(allow_path));
 	if (err) {
 		ret = BB_EXIT_ERROR;
 		json_decref(run.files_json);
@@ -783,9 +857,12 @@ int cmd_load(int argc, char **argv)
 	err = err ?: attach_and_swap(&run);
 	if (err) {
 		undo(&run);
-		ret = run.no_instance ? BB_EXIT_USAGE : BB_EXIT_ERROR;
+		ret = BB_EXIT_ERROR;
 	} else {
 		load_report_filter(&run);
+		if (bb_attachments(bb_opts.pin_dir, att, 1) == 0)
+			pr_info("staged under %s, attached nowhere: load -i IFACE attaches it\n",
+				bb_opts.pin_dir);
 		ret = BB_EXIT_OK;
 	}
 	instance_join(&run);

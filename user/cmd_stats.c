@@ -5,10 +5,12 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "common.h"
 #include "filter.h"
+#include "guard.h"
 #include "pins.h"
 #include "state.h"
 
@@ -139,6 +141,15 @@ static void print_probes(const char *family, const __u8 *plens, unsigned int n, 
 	printf("\n");
 }
 
+static const char *guard_off_path(void)
+{
+	static char path[512];
+
+	if (bb_state_path(path, sizeof(path), BB_GUARD_OFF))
+		path[0] = '\0';
+	return path;
+}
+
 /* The items `bloomblock allow` keeps (state.h): lines that are not comments; 0: none. */
 static long kept_items(void)
 {
@@ -157,6 +168,46 @@ static long kept_items(void)
 	free(line);
 	fclose(f);
 	return n;
+}
+
+/*
+ * The guard as the last load left it: on or off, and what it keeps reachable
+ * (guard.list: "ITEM # why" lines). Into items (JSON) or printed.
+ */
+static bool guard_items(json_t *items)
+{
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	bool on;
+	FILE *f;
+
+	if (bb_state_path(path, sizeof(path), BB_GUARD_OFF))
+		return false;
+	on = access(path, F_OK) != 0;
+	if (bb_state_path(path, sizeof(path), BB_GUARD_FILE))
+		return on;
+	f = on ? fopen(path, "r") : NULL;
+	while (f && getline(&line, &cap, f) > 0) {
+		char *hash = strchr(line, '#'), *end;
+
+		if (line[0] == '#' || !hash)
+			continue;
+		*hash = '\0';
+		for (end = hash; end > line && (end[-1] == ' ' || end[-1] == '\t'); end--)
+			*(end - 1) = '\0';
+		hash++;
+		hash += strspn(hash, " ");
+		hash[strcspn(hash, "\n")] = '\0';
+		if (items)
+			json_array_append_new(items, json_pack("{s:s, s:s}", "item", line,
+							       "why", hash));
+		else
+			printf("             %-30s %s\n", line, hash);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return on;
 }
 
 int cmd_status(int argc, char **argv)
@@ -218,6 +269,13 @@ int cmd_status(int argc, char **argv)
 				"ipv4_prefix_lengths", plens_json(ah->v4_plens, ah->n_v4_plens),
 				"ipv6_prefix_lengths", plens_json(ah->v6_plens, ah->n_v6_plens),
 				"state_dir", bb_state_dir(), "kept_items", (json_int_t)kept));
+		if (j) {
+			json_t *items = json_array();
+			bool on = guard_items(items);
+
+			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
+								  "items", items));
+		}
 		bb_json_print(j);
 		bb_image_close(&img);
 		return BB_EXIT_OK;
@@ -250,6 +308,11 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
 	printf("state dir    %s\n", bb_state_dir());
+	if (access(guard_off_path(), F_OK))
+		printf("guard        on: never dropped (load --no-guard to turn it off)\n");
+	else
+		printf("guard        off (load --guard to turn it on)\n");
+	guard_items(NULL);
 	bb_image_close(&img);
 	return BB_EXIT_OK;
 }

@@ -52,6 +52,8 @@ enum bb_reject_reason {
 	BB_REJECT_UNSUPPORTED,	/* a format's construct the filter cannot express or follow
 				 * ($INCLUDE, an ipset entry with a port, a line-spanning CSV
 				 * field, a rule for every name) */
+	BB_REJECT_TOO_WIDE,	/* a prefix over more global unicast space than a /8, which
+				 * would cut the host off (bb_file_opts.refuse_wide) */
 	BB_REJECT_REASON_MAX,
 };
 
@@ -83,6 +85,8 @@ struct bb_list_counts {
 	size_t ranges;				/* lines of address ranges (A-B), each one or
 						 * more CIDR entries */
 	size_t widened;				/* URL entries made host entries (urls_as_hosts) */
+	size_t wide_reserved;			/* prefixes wider than a /8 of reserved space
+						 * (multicast, 240.0.0.0/4...): loaded, noted */
 };
 
 /* How a file is read. Detected from its content unless given (--format). */
@@ -122,7 +126,27 @@ struct bb_file_opts {
 	bool urls_as_hosts;		/* a URL entry blocks its whole host instead */
 	const char *sets;		/* ipset: comma-separated set names to load; NULL: all */
 	bool allow;			/* an allowlist: every entry is an allowlist entry */
+	bool refuse_wide;		/* reject a block prefix over more global unicast
+					 * space than a /8 (bb_entry_too_wide()) */
+	const struct bb_entry *watch;	/* addresses and prefixes a block entry should not
+					 * cover: the first line that does is noted */
+	unsigned int n_watch;		/* at most BB_WATCH_MAX */
 };
+
+#define BB_WATCH_MAX	32
+
+/*
+ * Whether a block prefix covers more global unicast space than a /8 of its family:
+ * IPv4 outside 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24,
+ * 192.0.2/24, 192.88.99/24, 192.168/16, 198.18/15, 198.51.100/24, 203.0.113/24,
+ * 224/4 and 240/4; IPv6 inside 2000::/3. Wide: shorter than a /8 at all.
+ */
+bool bb_entry_too_wide(const struct bb_entry *e);
+bool bb_entry_wide(const struct bb_entry *e);
+/* One entry as a list line that reads back as the same entry ("192.0.2.0/24", "*.x"). */
+void bb_entry_text(const struct bb_entry *e, char *buf, size_t size);
+/* Whether two address entries (a prefix each) share an address. */
+bool bb_entry_overlaps(const struct bb_entry *a, const struct bb_entry *b);
 
 /* A line worth naming in a summary: the first of its class. */
 struct bb_list_note {
@@ -143,6 +167,8 @@ struct bb_file_info {
 	enum bb_compression compression;
 	char column[BB_LIST_COLUMN_MAX + 32];	/* CSV or JSON: the column read, "" */
 	struct bb_list_note first[BB_CLASS_MAX];	/* the first line of each class */
+	struct bb_list_note watched[BB_WATCH_MAX];	/* the first block entry sharing an
+							 * address with opts watch[i] */
 	unsigned int n_sets;				/* ipset: the sets of the file */
 	struct {
 		char name[32];

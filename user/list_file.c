@@ -118,6 +118,7 @@ static void parse_lines(struct parse_job *job, struct file_part *part, struct bb
 		why = "rejected";
 		p->line = line;
 		p->line_len = len;
+		p->why = &why;
 		if (too_long) {
 			part->list.counts.lines++;
 			rc = count_reject(&part->list, reject(BB_REJECT_TOO_LONG, &why,
@@ -126,6 +127,7 @@ static void parse_lines(struct parse_job *job, struct file_part *part, struct bb
 			rc = bb_list_parse_line(&part->list, line, len, &why);
 		}
 		p->line = NULL;
+		p->why = NULL;
 		if (rc == BB_LIST_NOMEM) {
 			part->err = -ENOMEM;
 			return;
@@ -423,6 +425,13 @@ static int gather_parts(struct parse_job *job, const char *name, const struct bb
 			job->info->first[k].line = base + pp->first[k].line;
 			memcpy(job->info->first[k].text, pp->first[k].text,
 			       sizeof(job->info->first[k].text));
+		}
+		for (k = 0; job->info && pp && k < BB_WATCH_MAX; k++) {
+			if (job->info->watched[k].line || !pp->watched[k].line)
+				continue;
+			job->info->watched[k].line = base + pp->watched[k].line;
+			memcpy(job->info->watched[k].text, pp->watched[k].text,
+			       sizeof(job->info->watched[k].text));
 		}
 		base += part->list.counts.lines;
 	}

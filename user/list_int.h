@@ -127,6 +127,8 @@ struct list_priv {
 	struct fmt_seq *seq;			/* state across lines, sequential formats */
 	bool allow_line;			/* the line's entries are allowlist entries
 						 * (an Adblock @@ rule, an ipset nomatch) */
+	const char **why;			/* the line's reason, for add_counted() */
+	struct class_first watched[BB_WATCH_MAX];	/* bb_file_info.watched, part-local */
 	const char *line;			/* the line being parsed, for first[] */
 	size_t line_len;
 	struct class_first first[BB_CLASS_MAX];
@@ -178,6 +180,9 @@ struct fmt_conf {
 	size_t header_len;
 	const char *sets;			/* ipset: sets to load, comma-separated */
 	bool allow;				/* every entry is an allowlist entry */
+	bool refuse_wide;
+	const struct bb_entry *watch;
+	unsigned int n_watch;
 };
 
 /* A format needs its lines in order, in one part (its state spans lines). */

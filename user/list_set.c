@@ -274,6 +274,99 @@ static void note_first(struct bb_list *list, enum bb_line_class class)
 	bb_escape_text(p->line, p->line_len, p->first[class].text, sizeof(p->first[class].text));
 }
 
+/* ---- the guard: prefixes too wide to load, and what a block entry covers ---- */
+
+/* IPv4 space that is not global unicast (RFC 6890), as [first, first + 2^(32 - plen)). */
+static const struct { __u32 first; __u8 plen; } v4_reserved[] = {
+	{ 0x00000000, 8 },	/* 0.0.0.0/8 */
+	{ 0x0a000000, 8 },	/* 10.0.0.0/8 */
+	{ 0x64400000, 10 },	/* 100.64.0.0/10 */
+	{ 0x7f000000, 8 },	/* 127.0.0.0/8 */
+	{ 0xa9fe0000, 16 },	/* 169.254.0.0/16 */
+	{ 0xac100000, 12 },	/* 172.16.0.0/12 */
+	{ 0xc0000000, 24 },	/* 192.0.0.0/24 */
+	{ 0xc0000200, 24 },	/* 192.0.2.0/24 */
+	{ 0xc0586300, 24 },	/* 192.88.99.0/24 */
+	{ 0xc0a80000, 16 },	/* 192.168.0.0/16 */
+	{ 0xc6120000, 15 },	/* 198.18.0.0/15 */
+	{ 0xc6336400, 24 },	/* 198.51.100.0/24 */
+	{ 0xcb007100, 24 },	/* 203.0.113.0/24 */
+	{ 0xe0000000, 4 },	/* 224.0.0.0/4 */
+	{ 0xf0000000, 4 },	/* 240.0.0.0/4 */
+};
+
+/* Addresses of a /plen starting at first that are global unicast. */
+static __u64 v4_global(__u32 first, unsigned int plen)
+{
+	__u64 lo = first, hi = lo + (1ULL << (32 - plen)), n = hi - lo;
+	size_t i;
+
+	for (i = 0; i < sizeof(v4_reserved) / sizeof(v4_reserved[0]); i++) {
+		__u64 rlo = v4_reserved[i].first, rhi = rlo + (1ULL << (32 - v4_reserved[i].plen));
+		__u64 a = lo > rlo ? lo : rlo, b = hi < rhi ? hi : rhi;
+
+		if (a < b)
+			n -= b - a;	/* the reserved ranges are disjoint */
+	}
+	return n;
+}
+
+bool bb_entry_wide(const struct bb_entry *e)
+{
+	return (e->kind == BB_ENTRY_IP4 || e->kind == BB_ENTRY_IP6) && e->plen < 8;
+}
+
+bool bb_entry_too_wide(const struct bb_entry *e)
+{
+	unsigned int m;
+
+	if (e->kind == BB_ENTRY_IP4)
+		return e->plen < 8 &&
+		       v4_global((__u32)e->addr[0] << 24 | (__u32)e->addr[1] << 16 |
+				 (__u32)e->addr[2] << 8 | e->addr[3], e->plen) > 1ULL << 24;
+	/* IPv6: a /8 is 2^120 addresses; anything shorter that reaches into 2000::/3
+	 * covers at least 2^121 of it */
+	m = e->plen < 3 ? (0xffU << (8 - e->plen)) & 0xff : 0xe0;
+	return e->kind == BB_ENTRY_IP6 && e->plen < 8 && !((e->addr[0] ^ 0x20) & m);
+}
+
+bool bb_entry_overlaps(const struct bb_entry *a, const struct bb_entry *b)
+{
+	unsigned int bits = a->plen < b->plen ? a->plen : b->plen, i;
+
+	if (a->kind != b->kind || (a->kind != BB_ENTRY_IP4 && a->kind != BB_ENTRY_IP6))
+		return false;
+	for (i = 0; i < bits / 8; i++)
+		if (a->addr[i] != b->addr[i])
+			return false;
+	return bits % 8 == 0 ||
+	       !((a->addr[i] ^ b->addr[i]) & (__u8)(0xff << (8 - bits % 8)));
+}
+
+/* A block entry: refused when too wide, noted when it covers what load watches. */
+static int guard_check(struct bb_list *list, struct list_priv *p, const struct bb_entry *e)
+{
+	const char *unused;
+	unsigned int i;
+
+	if (!p->conf || (e->kind != BB_ENTRY_IP4 && e->kind != BB_ENTRY_IP6))
+		return 0;
+	if (p->conf->refuse_wide && bb_entry_too_wide(e))
+		return count_reject(list, reject(BB_REJECT_TOO_WIDE, p->why ? p->why : &unused,
+						 "covers more global unicast space than a /8: it "
+						 "would cut this host off (load --allow-wide)"));
+	if (bb_entry_wide(e))
+		list->counts.wide_reserved++;
+	for (i = 0; i < p->conf->n_watch && p->line; i++) {
+		if (p->watched[i].line || !bb_entry_overlaps(e, &p->conf->watch[i]))
+			continue;
+		p->watched[i].line = list->counts.lines;
+		bb_escape_text(p->line, p->line_len, p->watched[i].text,
+			       sizeof(p->watched[i].text));
+	}
+	return 0;
+}
+
 int add_counted(struct bb_list *list, const struct bb_entry *e)
 {
 	struct list_priv *p = list->priv;
@@ -293,6 +386,11 @@ int add_counted(struct bb_list *list, const struct bb_entry *e)
 		allowed = *e;
 		allowed.flags |= BB_ENTRY_F_ALLOW;
 		e = &allowed;
+	}
+	if (p && !(e->flags & BB_ENTRY_F_ALLOW)) {
+		err = guard_check(list, p, e);
+		if (err)
+			return err;
 	}
 	counted = e->flags & BB_ENTRY_F_ALLOW ? list->counts.allow : list->counts.accepted;
 	if (p && p->sink) {
@@ -345,6 +443,7 @@ void counts_sub(struct bb_list_counts *d, const struct bb_list_counts *a,
 		d->allow[i] = a->allow[i] - b->allow[i];
 	}
 	d->duplicates = a->duplicates - b->duplicates;
+	d->wide_reserved = a->wide_reserved - b->wide_reserved;
 	d->blank = a->blank - b->blank;
 	d->comments = a->comments - b->comments;
 	d->preamble = a->preamble - b->preamble;
@@ -366,6 +465,7 @@ void bb_list_counts_add(struct bb_list_counts *sum, const struct bb_list_counts 
 		sum->allow[i] += c->allow[i];
 	}
 	sum->duplicates += c->duplicates;
+	sum->wide_reserved += c->wide_reserved;
 	sum->blank += c->blank;
 	sum->comments += c->comments;
 	sum->preamble += c->preamble;

@@ -601,6 +601,7 @@ const char *bb_reject_reason_name(enum bb_reject_reason reason)
 		[BB_REJECT_IP_AS_NAME] = "ip_as_name",
 		[BB_REJECT_HOSTS_MAPPING] = "hosts_mapping",
 		[BB_REJECT_UNSUPPORTED] = "unsupported",
+		[BB_REJECT_TOO_WIDE] = "too_wide",
 	};
 
 	return (unsigned int)reason < BB_REJECT_REASON_MAX ? names[reason] : "unknown";
@@ -668,4 +669,27 @@ const char *bb_compression_name(enum bb_compression compression)
 	};
 
 	return (unsigned int)compression < BB_COMPRESSION_MAX ? names[compression] : "unknown";
+}
+
+void bb_entry_text(const struct bb_entry *e, char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	switch (e->kind) {
+	case BB_ENTRY_IP4:
+	case BB_ENTRY_IP6:
+		inet_ntop(e->kind == BB_ENTRY_IP4 ? AF_INET : AF_INET6, e->addr, addr, sizeof(addr));
+		if (e->plen == (e->kind == BB_ENTRY_IP4 ? 32 : 128))
+			snprintf(buf, size, "%s", addr);
+		else
+			snprintf(buf, size, "%s/%u", addr, e->plen);
+		break;
+	case BB_ENTRY_URL:
+		snprintf(buf, size, "http://%s", e->text);	/* not read as a CIDR */
+		break;
+	default:
+		snprintf(buf, size, "%s%s", e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY ? "*." : "",
+			 e->text);
+		break;
+	}
 }

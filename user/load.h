@@ -9,6 +9,7 @@
 #include "attach.h"
 #include "common.h"
 #include "filter.h"
+#include "guard.h"
 #include "list.h"
 #include "pins.h"
 
@@ -18,6 +19,7 @@ enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
 struct list_arg {
 	const char *path;
 	struct bb_file_opts read;
+	const char *origin;	/* "list", "allow" (--allow), "guard", "kept" (allow.list) */
 };
 
 /*
@@ -32,6 +34,7 @@ struct list_args {
 	int n, cap;
 	struct bb_file_opts cur;	/* as given so far */
 	bool cur_given[READ_MAX];
+	const char *cur_origin;		/* the next list's origin; NULL: "list" */
 	bool trail_given[READ_MAX];	/* given after the last list so far */
 };
 
@@ -50,10 +53,12 @@ struct load_opts {
 	unsigned int threads;		/* 0: one per online CPU */
 	int stream;			/* enum stream_when */
 	bool strict, verbose;
+	bool allow_wide;		/* --allow-wide */
+	bool no_guard, guard;		/* --no-guard, --guard: given.guard says which came */
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
-		     quic_ports;
+		     quic_ports, guard;
 	} given;
 	struct list_args lists;
 };
@@ -85,14 +90,21 @@ struct load_run {
 	bool attached_now[BB_MAX_TARGETS], tc_attached_now[BB_MAX_TARGETS][2];
 	double t_parse, t_build, t_push;
 	json_t *files_json;
-	bool no_instance;	/* nothing loaded, and no -i to create it: a usage error */
 	int lock;		/* the state directory's lock (state.h), held to the swap */
+	struct bb_guard guard;	/* what the host needs (guard.h) */
+	bool guard_on;
 };
 
 /* The summary of one file: its line, an ipset file's sets, a warning; its JSON. */
 json_t *load_report_file(const char *path, const struct bb_list_counts *c,
 			 const struct bb_file_info *info, bool streamed);
 json_t *load_counts_json(const struct bb_list_counts *c, bool streamed);
+/*
+ * The block entries of a file that share an address with what the guard watches
+ * (the first line for each), as warnings, into its JSON's "warnings" too.
+ */
+void load_report_watched(json_t *file, const char *path, const struct bb_file_info *info,
+			 const struct bb_guard *g, bool guard_on);
 /* The new filter: keys, size, FPR, probes, timing (and the whole run's JSON). */
 void load_report_filter(struct load_run *run);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "load.h"
+#include "state.h"
 
 const char *load_list_name(const char *path)
 {
@@ -46,6 +47,9 @@ static void print_counts(const char *what, const struct bb_list_counts *c,
 		pr_info(" (%zu address range%s as CIDRs)", c->ranges, c->ranges == 1 ? "" : "s");
 	if (c->widened)
 		pr_info(" (%zu URL%s widened to host blocks)", c->widened, c->widened == 1 ? "" : "s");
+	if (c->wide_reserved)
+		pr_info(" (%zu prefix%s wider than a /8, of reserved space)", c->wide_reserved,
+			c->wide_reserved == 1 ? "" : "es");
 	pr_info("; %s, %zu comments, %zu blank, %zu hosts-file preamble", dups, c->comments,
 		c->blank, c->preamble);
 	if (bb_list_skipped_total(c)) {
@@ -157,6 +161,7 @@ json_t *load_counts_json(const struct bb_list_counts *c, bool streamed)
 		      "skipped", skipped, "ranges", (json_int_t)c->ranges,
 		      "urls_widened", (json_int_t)c->widened);
 	json_object_set_new(j, "allowlist", allow);
+	json_object_set_new(j, "wide_reserved", json_integer((json_int_t)c->wide_reserved));
 	return j;
 }
 
@@ -183,6 +188,35 @@ json_t *load_report_file(const char *path, const struct bb_list_counts *c,
 			 "warnings", warnings);
 }
 
+void load_report_watched(json_t *file, const char *path, const struct bb_file_info *info,
+			 const struct bb_guard *g, bool guard_on)
+{
+	json_t *warnings = json_object_get(file, "warnings");
+	char text[80], msg[512];
+	unsigned int i;
+
+	path = load_list_name(path);
+	for (i = 0; i < g->n; i++) {
+		if (!info->watched[i].line)
+			continue;
+		bb_entry_text(&g->watch[i], text, sizeof(text));
+		if (!g->allowed[i])
+			snprintf(msg, sizeof(msg), "%s:%zu: %s lies in %s, %s: blocked, as listed "
+				 "(a warning only)", path, info->watched[i].line,
+				 info->watched[i].text, text, g->why[i]);
+		else if (guard_on)
+			snprintf(msg, sizeof(msg), "%s:%zu: %s covers %s, %s: the guard keeps it "
+				 "reachable (load --no-guard to drop it)", path,
+				 info->watched[i].line, info->watched[i].text, text, g->why[i]);
+		else
+			snprintf(msg, sizeof(msg), "%s:%zu: %s covers %s, %s: dropped, the guard is "
+				 "off (load --guard)", path, info->watched[i].line,
+				 info->watched[i].text, text, g->why[i]);
+		pr_warn("%s\n", msg);
+		json_array_append_new(warnings, json_string(msg));
+	}
+}
+
 static void print_plens(const char *family, const struct bb_plen_plan *p)
 {
 	unsigned int i;
@@ -192,10 +226,15 @@ static void print_plens(const char *family, const struct bb_plen_plan *p)
 	pr_info("  %s probes:", family);
 	for (i = 0; i < p->n_plens; i++)
 		pr_info(" /%u", p->plens[i]);
-	pr_info(" (at most %u Bloom lookup%s per packet)", p->n_plens, p->n_plens == 1 ? "" : "s");
+	if (p->n_plens)
+		pr_info(" (at most %u Bloom lookup%s per packet)", p->n_plens,
+			p->n_plens == 1 ? "" : "s");
+	else
+		pr_info(" none");
 	if (p->short_prefixes)
-		pr_info(", %llu prefixes /16 or shorter in the exact short table",
-			(unsigned long long)p->short_prefixes);
+		pr_info("%s%llu prefix%s /16 or shorter in the exact short table",
+			p->n_plens ? ", " : "; ", (unsigned long long)p->short_prefixes,
+			p->short_prefixes == 1 ? "" : "es");
 	pr_info("\n");
 }
 

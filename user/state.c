@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The instance's state directory: its lock, the live allowlist's file. */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -102,27 +101,4 @@ int bb_state_remove(void)
 	if (rmdir(dir) && !err)
 		err = -errno;
 	return err;
-}
-
-void bb_entry_text(const struct bb_entry *e, char *buf, size_t size)
-{
-	char addr[INET6_ADDRSTRLEN];
-
-	switch (e->kind) {
-	case BB_ENTRY_IP4:
-	case BB_ENTRY_IP6:
-		inet_ntop(e->kind == BB_ENTRY_IP4 ? AF_INET : AF_INET6, e->addr, addr, sizeof(addr));
-		if (e->plen == (e->kind == BB_ENTRY_IP4 ? 32 : 128))
-			snprintf(buf, size, "%s", addr);
-		else
-			snprintf(buf, size, "%s/%u", addr, e->plen);
-		break;
-	case BB_ENTRY_URL:
-		snprintf(buf, size, "http://%s", e->text);	/* not read as a CIDR */
-		break;
-	default:
-		snprintf(buf, size, "%s%s", e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY ? "*." : "",
-			 e->text);
-		break;
-	}
 }

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "list.h"
 
 #define BB_STATE_ROOT		"/run/bloomblock"
 #define BB_STATE_ALLOW		"allow.list"	/* one item a line, a plain list */
@@ -32,8 +31,5 @@ int bb_state_lock(void);
 
 /* Remove the state directory and what is in it. 0 also when there was none. */
 int bb_state_remove(void);
-
-/* One entry as a list line that reads back as the same entry ("192.0.2.0/24", "*.x"). */
-void bb_entry_text(const struct bb_entry *e, char *buf, size_t size);
 
 #endif /* BB_STATE_H */

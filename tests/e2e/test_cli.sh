@@ -311,14 +311,15 @@ check_eq "stats: every counter's number ends in the same column" \
 L=$BB_ROOT/tests/lists
 run bb -j load "$L/hosts.txt" --format plain "$L/dnsmasq.conf"
 check_eq "--format applies to the lists after it, not before" \
-	"$(jq -c '[.files[].format]' <<<"$out" 2>&1)" '["hosts","plain"]'
+	"$(jq -c '[.files[] | select(.origin == "list") | .format]' <<<"$out" 2>&1)" '["hosts","plain"]'
 run bb -j load "$L/semicolon.csv" --format csv --column host
 check_rc "--format csv --column host after the only list exits 0" 0
 check_eq "... and reads that list so" "$(jq -c '.files[0] | [.format, .column, .counts.accepted.name]' \
 	<<<"$out" 2>&1)" '["csv","host (column 1)",2]'
 run bb -j load --urls-as-hosts "$L/urls.txt" --no-urls-as-hosts "$L/urlhaus.csv"
 check_eq "--urls-as-hosts widens the URLs of the list after it, and counts them" \
-	"$(jq -c '[.files[].counts.urls_widened]' <<<"$out" 2>&1)" '[16,0]'
+	"$(jq -c '[.files[] | select(.origin == "list") | .counts.urls_widened]' <<<"$out" 2>&1)" \
+	'[16,0]'
 run bb check big-site.example 192.0.2.40
 check_rc "... whose hosts are then listed" 0
 run bb -j load "$L/sets.ipset" --ipset-set BLOCK4,BLOCK6

@@ -220,6 +220,45 @@ run bb disallow 2001:db8:51::3 203.0.113.0/28
 check_rc "disallow the rest exits 0" 0
 expect_blocked "disallow: 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
 
+# ---- the guard: what the host needs is never dropped; too wide a prefix is refused ---------------
+GUARDL=$BB_TMP/guard-list.txt
+printf '198.51.100.2\n0.0.0.0/0\n224.0.0.0/3\n' >"$GUARDL"
+in_dut ip route add default via 198.51.100.2 || bail "could not add a default route in the dut"
+run bb load "$GUARDL"
+check_rc "guard: a list with the gateway, 0.0.0.0/0 and 224.0.0.0/3 loads" 0
+check_match "guard: the summary warns about the gateway, naming the line" \
+	'guard-list\.txt:1: 198\.51\.100\.2 covers 198\.51\.100\.2, the default gateway \(via bbd0\)' "$err"
+check_match "guard: 0.0.0.0/0 is refused, naming its line" \
+	'guard-list\.txt:2: covers more global unicast space than a /8' "$err"
+check_match "guard: 224.0.0.0/3 loads, noted" '1 prefix wider than a /8, of reserved space' "$err"
+expect_pass "guard: the listed default gateway 198.51.100.2 is not dropped" 198.51.100.2 $V4
+expect_pass "guard: 198.51.100.3 passes (0.0.0.0/0 was not loaded)" 198.51.100.3 $V4
+check_eq "status -j: the guard is on" "$(bb_status .guard.on)" true
+check_match "status -j: it lists the gateway and why" '198\.51\.100\.2 the default gateway' \
+	"$(bb status -j | jq -r '.guard.items[] | .item + " " + .why')"
+check_match "status -j: and bbd0's own address" "198\.51\.100\.1 bbd0's address" \
+	"$(bb status -j | jq -r '.guard.items[] | .item + " " + .why')"
+run bb check 198.51.100.2
+check_match "check: the gateway is allowed" 'allowed' "$out"
+run bb load "$GUARDL" --no-guard
+check_rc "guard: load --no-guard exits 0" 0
+check_match "guard: --no-guard: the warning says it is dropped" 'dropped, the guard is off' "$err"
+expect_blocked "guard: --no-guard: the listed gateway is dropped" 198.51.100.2 $V4
+run bb load "$GUARDL"
+check_eq "guard: a reload keeps it off" "$(bb_status .guard.on)" false
+expect_blocked "guard: ... and the gateway dropped" 198.51.100.2 $V4
+run bb load "$GUARDL" --guard
+check_eq "guard: --guard turns it on again" "$(bb_status .guard.on)" true
+expect_pass "guard: --guard: the gateway passes" 198.51.100.2 $V4
+run bb load "$GUARDL" --allow-wide
+check_rc "guard: --allow-wide loads 0.0.0.0/0" 0
+check_no_match "guard: --allow-wide: nothing refused" 'too_wide' "$err"
+expect_blocked "guard: 0.0.0.0/0 drops 198.51.100.3 too" 198.51.100.3 $V4
+expect_pass "guard: ... but never the gateway" 198.51.100.2 $V4
+in_dut ip route del default
+run bb load "$LIST2"
+check_rc "the second list again" 0
+
 # ---- unload -------------------------------------------------------------------------------------
 run bb unload -i bbd0
 check_rc "unload -i bbd0 exits 0" 0
@@ -232,6 +271,20 @@ run bb status
 check_rc "status with nothing loaded exits 1" 1
 
 # ---- errors -------------------------------------------------------------------------------------
+# ---- staging: a load without -i builds and pins the filter, attached nowhere ---------------------
+run bb load "$LIST1"
+check_rc "load without -i on a new instance exits 0" 0
+check_match "it says the filter is staged" 'staged under .*attached nowhere' "$err$out"
+check_eq "status -j: no interface" "$(bb_status '.interfaces | length')" 0
+expect_pass "staged: nothing is dropped yet (198.51.100.2 passes)" 198.51.100.2 $V4
+run bb check 198.51.100.2
+check_rc "check answers from the staged filter" 0
+run bb load "$LIST1" -i bbd0
+check_rc "load -i attaches the staged instance" 0
+expect_blocked "attached: 198.51.100.2 is dropped" 198.51.100.2 $V4
+run bb unload --all
+check_rc "unload --all after staging exits 0" 0
+
 run bb load "$LIST1" -i nosuchif
 check_rc "load -i nosuchif exits 1" 1
 check_match "the message names the interface" nosuchif "$err"

@@ -447,6 +447,7 @@ static void test_names(void)
 	static const char *const reasons[] = {
 		"syntax", "bad_address", "bad_name", "single_label", "exception", "options",
 		"cosmetic", "pattern", "too_long", "ip_as_name", "hosts_mapping", "unsupported",
+		"too_wide",
 	};
 	static const char *const skips[] = {
 		"directive", "answer", "trigger", "other_set",
