@@ -76,6 +76,19 @@ static int opt_seed(void *opts, const struct bb_option *o, const char *arg)
 	return 0;
 }
 
+static int opt_capacity(void *opts, const struct bb_option *o, const char *arg)
+{
+	__u64 n;
+
+	(void)o;
+	if (bb_parse_count(arg, &n)) {
+		pr_err("--capacity wants a count of keys (1000000, 1e6, 10M), not '%s'\n", arg);
+		return -EINVAL;
+	}
+	((struct load_opts *)opts)->capacity = n;
+	return 0;
+}
+
 static int opt_threads(void *opts, const struct bb_option *o, const char *arg)
 {
 	unsigned long v;
@@ -189,8 +202,11 @@ static const struct bb_option load_options[] = {
 	  G(guard), NULL },
 	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
 	  bb_opt_choice, F(mode), G(mode), mode_words },
-	{ "fp", 0, "P", "target false-positive rate per key (default 0.001)", bb_opt_fpr,
+	{ "fp", 0, "P", "false-positive rate of one check of a packet (its address,\n"
+	  "its name, its URL), at the most keys that check probes\n(default 0.001)", bb_opt_fpr,
 	  F(fpr), NG, NULL },
+	{ "capacity", 0, "N", "size the filter for N keys at least: room to grow", opt_capacity,
+	  F(capacity), NG, NULL },
 	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
 	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
 	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
@@ -831,6 +847,7 @@ int cmd_load(int argc, char **argv)
 	run.lopts.report_max = o.verbose ? 0 : 20;
 	run.lopts.threads = run.fopts.threads = o.threads;
 	run.fopts.fpr = o.fpr;
+	run.fopts.capacity = o.capacity;
 	run.fopts.seed = o.seed;
 	bb_list_init(&run.list);
 	run.files_json = json_array();

@@ -219,7 +219,9 @@ int cmd_status(int argc, char **argv)
 	const struct bb_allow_header *ah;
 	struct bb_image img;
 	int err, n, i;
-	double fpr;
+	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
+	unsigned int probes[BB_CHECK_MAX];
+	int n_checks;
 	long kept;
 
 	err = simple_opts(argc, argv, status_usage);
@@ -240,6 +242,12 @@ int cmd_status(int argc, char **argv)
 	     BB_BLOCK_BYTES <= img.map_size ? (const void *)&img.blocks[bb_allow_index(hdr->nblocks)] :
 	     &no_allowlist;
 	kept = kept_items();
+	fill_fpr = bb_image_key_fpr(img.blocks);
+	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, probes);
+	for (i = 0; i < BB_CHECK_MAX; i++) {
+		check_fpr[i] = probes[i] ? bb_check_fpr(fpr, (unsigned int)probes[i]) : 0;
+		check_fill[i] = probes[i] ? bb_check_fpr(fill_fpr, (unsigned int)probes[i]) : 0;
+	}
 	if (bb_opts.json) {
 		json_t *ifaces = json_array();
 
@@ -270,8 +278,14 @@ int cmd_status(int argc, char **argv)
 				"ipv6_prefix_lengths", plens_json(ah->v6_plens, ah->n_v6_plens),
 				"state_dir", bb_state_dir(), "kept_items", (json_int_t)kept));
 		if (j) {
-			json_t *items = json_array();
+			json_t *items = json_array(), *filter = json_object_get(j, "filter");
 			bool on = guard_items(items);
+
+			json_object_set_new(filter, "fpr_from_fill", json_real(fill_fpr));
+			json_object_set_new(filter, "fpr_per_check",
+					    bb_checks_json(probes, check_fpr));
+			json_object_set_new(filter, "fpr_per_check_from_fill",
+					    bb_checks_json(probes, check_fill));
 
 			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
 								  "items", items));
@@ -294,7 +308,15 @@ int cmd_status(int argc, char **argv)
 	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation, img.map_id);
 	printf("keys         %llu\n", (unsigned long long)hdr->items);
 	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
-	printf("FPR          %.3g per key lookup\n", fpr);
+	printf("FPR          %.3g per key lookup, predicted; %.3g from the bits set\n", fpr,
+	       fill_fpr);
+	printf("per check   ");
+	for (i = 0, n_checks = 0; i < BB_CHECK_MAX; i++)
+		if (probes[i])
+			printf("%s %s %.3g (%.3g from the bits; %u probe%s)", n_checks++ ? "," : "",
+			       bb_check_name(i), check_fpr[i], check_fill[i], probes[i],
+			       probes[i] == 1 ? "" : "s");
+	printf("%s\n", n_checks ? "" : " none");
 	print_probes("IPv4", hdr->v4_plens, hdr->n_v4_plens, hdr->flags & BB_HDR_F_V4_SHORT);
 	print_probes("IPv6", hdr->v6_plens, hdr->n_v6_plens, hdr->flags & BB_HDR_F_V6_SHORT);
 	printf("allowlist    %llu keys in %u slots", (unsigned long long)ah->items,

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "filter.h"
 
 struct bb_global bb_opts = {
 	.pin_dir = "/sys/fs/bpf/bloomblock",
@@ -204,4 +205,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void bb_libbpf_setup(void)
 {
 	libbpf_set_print(libbpf_print);
+}
+
+json_t *bb_checks_json(const unsigned int *probes, const double *fpr)
+{
+	json_t *o = json_object();
+	unsigned int c;
+
+	for (c = 0; c < BB_CHECK_MAX; c++)
+		json_object_set_new(o, bb_check_name(c), probes[c] ? json_real(fpr[c]) : json_null());
+	return o;
 }

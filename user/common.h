@@ -39,6 +39,8 @@ int bb_require_bpf_caps(void);
 int bb_require_bpffs(const char *pin_dir);
 int bb_require_ifindex(const char *ifname, int *ifindex);
 
+/* {"address": rate or null, "name": ..., "url": ...}: a rate per check (filter.h). */
+json_t *bb_checks_json(const unsigned int *probes, const double *fpr);
 /* "1.5 KiB", "18.4 MiB": for people; JSON prints bytes. */
 const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size);
 

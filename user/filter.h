@@ -12,6 +12,18 @@
 
 #define BB_FPR_DEFAULT 0.001
 
+/*
+ * The checks a packet gets, and the keys each probes at most (include/bloomblock.h):
+ * its address at each probe length of its family (both addresses with
+ * BB_HDR_F_ADDR_BOTH); a name and its parents; an HTTP request's host as a name,
+ * then its host suffixes times path prefixes. --fp is the false-positive rate of one
+ * check at that count: a key's rate p with 1 - (1 - p)^probes = fp.
+ */
+enum bb_check { BB_CHECK_ADDR, BB_CHECK_NAME, BB_CHECK_URL, BB_CHECK_MAX };
+
+#define BB_NAME_PROBES		BB_NAME_MAX_PARENT_LABELS
+#define BB_URL_PROBES		(BB_URL_MAX_HOST_SUFFIXES * BB_URL_MAX_PATH_PREFIXES)
+
 /* What `bloomblock plan` prints: the filter for n keys at a target FPR. */
 struct bb_plan {
 	__u64 n;		/* keys */
@@ -25,7 +37,38 @@ struct bb_plan {
 	double bits_per_key;
 	double bound_bits_per_key;	/* information-theoretic bound log2(1/fpr) */
 	__u64 hash_map_bytes;	/* a BPF_MAP_TYPE_HASH holding the same keys (4-byte key) */
+	/* sized per check (filter_size(), bb_plan_checks()): the check rate asked for,
+	 * each check's probes and its predicted rate */
+	double check_target;
+	unsigned int check_probes[BB_CHECK_MAX];
+	double check_fpr[BB_CHECK_MAX];
+	__u64 capacity;		/* keys sized for, when more than n (--capacity) */
 };
+
+/*
+ * Plan for n keys (or capacity, when more) so that every check of probes[] keys has
+ * the rate check_fpr at most. 0, -EINVAL, -E2BIG.
+ */
+int bb_plan_checks(__u64 n, __u64 capacity, double check_fpr,
+		   const unsigned int probes[BB_CHECK_MAX], struct bb_plan *plan);
+
+
+const char *bb_check_name(enum bb_check check);	/* "address", "name", "url" */
+/* The key rate that gives a check of probes keys the rate check_fpr, and back. */
+double bb_key_fpr_for(double check_fpr, unsigned int probes);
+double bb_check_fpr(double key_fpr, unsigned int probes);
+/*
+ * The most keys each check probes under a filter with these header flags and
+ * numbers of IPv4 and IPv6 probe lengths; 0: the check never hits (nothing of its
+ * kind is listed).
+ */
+void bb_check_probes(__u32 flags, unsigned int v4_plens, unsigned int v6_plens,
+		     unsigned int probes[BB_CHECK_MAX]);
+/*
+ * The key FPR estimated from what an image's bit blocks hold: the mean over blocks
+ * of the chance that a random key finds its bits set there.
+ */
+double bb_image_key_fpr(const struct bb_block *image);
 
 /* FPR of a blocked Bloom filter: Poisson-weighted over block loads. */
 double bb_blocked_fpr(double n, __u32 nblocks, __u32 k);
@@ -66,7 +109,9 @@ struct bb_filter {
 };
 
 struct bb_filter_opts {
-	double fpr;		/* target per key; 0 means BB_FPR_DEFAULT */
+	double fpr;		/* target per check of a packet (enum bb_check); 0 means
+				 * BB_FPR_DEFAULT */
+	__u64 capacity;		/* keys to size for, at least: room to grow; 0: none */
 	__u64 seed;		/* 0: random */
 	__u32 flags;		/* header flags to set, e.g. BB_HDR_F_DROP */
 	unsigned int threads;	/* 0: one per online CPU */

@@ -482,8 +482,15 @@ void filter_config(struct bb_filter *filter, const struct bb_filter_opts *opts)
 int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
 		       const struct bb_filter_opts *opts)
 {
-	int err = bb_plan_make(keys, fpr, &filter->plan);
+	unsigned int probes[BB_CHECK_MAX];
+	int err;
 
+	/* service ports matter only when there are names to find or QUIC to drop */
+	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
+		filter->hdr.flags |= BB_HDR_F_SERVICES;
+	/* sized so that each check of a packet, at its most probes, has the rate fpr */
+	bb_check_probes(filter->hdr.flags, filter->v4.n_plens, filter->v6.n_plens, probes);
+	err = bb_plan_checks(keys, opts->capacity, fpr, probes, &filter->plan);
 	if (err)
 		return err;
 	if (opts->blocks_alloc) {
@@ -506,9 +513,6 @@ int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
 	memcpy(filter->hdr.v6_plens, filter->v6.plens, BB_MAX_PLENS);
 	filter->hdr.n_v4_plens = filter->v4.n_plens;
 	filter->hdr.n_v6_plens = filter->v6.n_plens;
-	/* service ports matter only when there are names to find or QUIC to drop */
-	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
-		filter->hdr.flags |= BB_HDR_F_SERVICES;
 	return 0;
 }
 

@@ -31,6 +31,29 @@ static int image_test_hash(const struct bb_block *image, const struct bb_header 
 	return bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k);
 }
 
+double bb_image_key_fpr(const struct bb_block *image)
+{
+	const struct bb_header *hdr = image_header(image);
+	double pw[65], sum = 0;
+	unsigned int s, w;
+	__u32 b;
+
+	if (!hdr)
+		return 0;
+	/* a key sets k / 8 bits in each word: it finds them set with (bits set / 64)^that */
+	for (s = 0; s <= 64; s++)
+		pw[s] = pow(s / 64.0, hdr->k / BB_WORDS);
+	for (b = 0; b < hdr->nblocks; b++) {
+		const struct bb_block *blk = &image[BB_FIRST_BLOCK + b];
+		double p = 1;
+
+		for (w = 0; w < BB_WORDS && p > 0; w++)
+			p *= pw[__builtin_popcountll(blk->words[w])];
+		sum += p;
+	}
+	return sum / hdr->nblocks;
+}
+
 int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
 {
 	const struct bb_header *hdr = image_header(image);

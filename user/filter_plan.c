@@ -170,6 +170,64 @@ int bb_plan_make(__u64 n, double target, struct bb_plan *plan)
 	return 0;
 }
 
+const char *bb_check_name(enum bb_check check)
+{
+	static const char *const names[BB_CHECK_MAX] = { "address", "name", "url" };
+
+	return (unsigned int)check < BB_CHECK_MAX ? names[check] : "?";
+}
+
+double bb_key_fpr_for(double check_fpr, unsigned int probes)
+{
+	/* -expm1(log1p(-x) / n): exact where 1 - (1 - x)^(1/n) would lose every digit */
+	return probes <= 1 ? check_fpr : -expm1(log1p(-check_fpr) / probes);
+}
+
+double bb_check_fpr(double key_fpr, unsigned int probes)
+{
+	return -expm1(probes * log1p(-key_fpr));
+}
+
+void bb_check_probes(__u32 flags, unsigned int v4_plens, unsigned int v6_plens,
+		     unsigned int probes[BB_CHECK_MAX])
+{
+	unsigned int addr = v4_plens > v6_plens ? v4_plens : v6_plens;
+
+	/* the short tables are exact: they add no false positive */
+	probes[BB_CHECK_ADDR] = addr * (flags & BB_HDR_F_ADDR_BOTH ? 2 : 1);
+	probes[BB_CHECK_NAME] = flags & BB_HDR_F_NAMES ? BB_NAME_PROBES : 0;
+	probes[BB_CHECK_URL] = flags & BB_HDR_F_URLS ?
+			       BB_URL_PROBES + (flags & BB_HDR_F_NAMES ? BB_NAME_PROBES : 0) : 0;
+}
+
+int bb_plan_checks(__u64 n, __u64 capacity, double check_fpr,
+		   const unsigned int probes[BB_CHECK_MAX], struct bb_plan *plan)
+{
+	unsigned int most = 1, c;
+	int err;
+
+	if (!(check_fpr > 0 && check_fpr < 1))
+		return -EINVAL;
+	for (c = 0; c < BB_CHECK_MAX; c++)
+		if (probes[c] > most)
+			most = probes[c];
+	err = bb_plan_make(capacity > n ? capacity : n, bb_key_fpr_for(check_fpr, most), plan);
+	if (err)
+		return err;
+	/* what the filter will hold, not the room it has, sets the rates at load */
+	plan->n = n;
+	plan->fpr = bb_blocked_fpr((double)n, plan->nblocks, plan->k);
+	plan->bits_per_key = n ? (double)plan->bits / n : 0;
+	plan->bound_bits_per_key = plan->fpr > 0 ? log2(1 / plan->fpr) : 0;
+	plan->capacity = capacity > n ? capacity : 0;
+	plan->check_target = check_fpr;
+	for (c = 0; c < BB_CHECK_MAX; c++) {
+		plan->check_probes[c] = probes[c];
+		plan->check_fpr[c] = probes[c] ? bb_check_fpr(plan->fpr, probes[c]) : 0;
+	}
+	return 0;
+}
+
 /* Keys that prefixes of length p expand to when probed at length l (saturating). */
 static double expansion(__u64 count, unsigned int p, unsigned int l)
 {

@@ -48,7 +48,8 @@ struct load_opts {
 	__u32 mark;
 	__u16 dns_ports[BB_MAX_PORTS], tls_ports[BB_MAX_PORTS], http_ports[BB_MAX_PORTS],
 	      quic_ports[BB_MAX_PORTS];
-	double fpr;
+	double fpr;			/* per check of a packet (enum bb_check) */
+	__u64 capacity;			/* --capacity: keys to size for, at least */
 	__u64 seed;			/* 0: random */
 	unsigned int threads;		/* 0: one per online CPU */
 	int stream;			/* enum stream_when */

@@ -238,6 +238,29 @@ static void print_plens(const char *family, const struct bb_plen_plan *p)
 	pr_info("\n");
 }
 
+/* "FPR per check: address 0.001 (1 probe), name ..." and the room sized for. */
+static void print_checks(const struct bb_plan *p)
+{
+	const char *sep = "";
+	unsigned int c;
+
+	pr_info("  predicted FPR per check of a packet:");
+	for (c = 0; c < BB_CHECK_MAX; c++) {
+		if (!p->check_probes[c])
+			continue;
+		pr_info("%s %s %.3g (%u probe%s)", sep, bb_check_name(c), p->check_fpr[c],
+			p->check_probes[c], p->check_probes[c] == 1 ? "" : "s");
+		sep = ",";
+	}
+	if (!sep[0])
+		pr_info(" none (no key a packet probes)");
+	pr_info("; asked %g (--fp)\n", p->check_target);
+	if (p->capacity)
+		pr_info("  sized for %llu keys (--capacity): room for %llu more\n",
+			(unsigned long long)p->capacity,
+			(unsigned long long)(p->capacity - p->n));
+}
+
 void load_report_filter(struct load_run *run)
 {
 	const struct bb_filter *f = &run->filter;
@@ -256,6 +279,7 @@ void load_report_filter(struct load_run *run)
 		pr_info("  streamed: sized for every valid entry, repeats included; %llu keys "
 			"found their bits set already (repeated entries or Bloom collisions: "
 			"approximate)\n", (unsigned long long)run->repeats);
+	print_checks(&f->plan);
 	print_plens("IPv4", &f->v4);
 	print_plens("IPv6", &f->v6);
 	if (f->allow_hdr.items)
@@ -277,9 +301,17 @@ void load_report_filter(struct load_run *run)
 		      "seconds", "parse", run->t_parse, "build", run->t_build, "push", run->t_push,
 		      "streamed", run->streamed);
 	run->files_json = NULL;	/* the pack took it */
-	if (j)
-		json_object_set_new(json_object_get(j, "filter"), "allowlist_keys",
+	if (j) {
+		json_t *filter = json_object_get(j, "filter");
+
+		json_object_set_new(filter, "allowlist_keys",
 				    json_integer((json_int_t)f->allow_hdr.items));
+		json_object_set_new(filter, "fpr_per_check",
+				    bb_checks_json(f->plan.check_probes, f->plan.check_fpr));
+		json_object_set_new(filter, "fp_asked", json_real(f->plan.check_target));
+		json_object_set_new(filter, "capacity",
+				    json_integer((json_int_t)(f->plan.capacity ?: f->plan.n)));
+	}
 	if (j && run->streamed)
 		json_object_set_new(json_object_get(j, "filter"), "repeated_or_colliding_keys",
 				    json_integer((json_int_t)run->repeats));

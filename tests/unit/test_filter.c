@@ -303,6 +303,125 @@ static void test_fpr(bool names, double target)
 	test_list_free(&tl);
 }
 
+/* A measured rate against a predicted one: within 5 sigma and 10%. */
+static void rate_result(const char *name, bool built, size_t hits, size_t n, double predicted,
+			double asked)
+{
+	double measured = (double)hits / n;
+	double tolerance = 5 * sqrt(predicted * (1 - predicted) / n) + 0.1 * predicted;
+
+	tap_result(built && fabs(measured - predicted) <= tolerance && predicted <= asked * 1.0001,
+		   name, "measured %.6f, predicted %.6f, asked %g, tolerance %.6f", measured,
+		   predicted, asked, tolerance);
+}
+
+/*
+ * --fp is the rate of one check of a packet at its most probes: a filter of addresses,
+ * names and URLs at 1% is asked with non-members that probe the most keys (names of
+ * 12 labels: 10 probes; URLs of 6-label hosts and 4-directory paths with a query: the
+ * host's 10, then 5 x 6), through the kernel's own enumeration (bb_image_match_entry).
+ */
+static void test_fpr_per_check(void)
+{
+	size_t n = n_keys / 10, queries = n_keys / 5, i, hits[BB_CHECK_MAX] = { 0 };
+	struct bb_filter_opts opts = { .fpr = 0.01, .seed = 7 };
+	struct test_list tl;
+	struct bb_filter f;
+	struct bb_block *image = NULL;
+	char *t, text[200];
+	int err;
+
+	test_list_alloc(&tl, 3 * n, 3 * n * 40);
+	for (i = 0, t = tl.text; i < 3 * n; i++) {
+		struct bb_entry *e = &tl.list.entries[i];
+		__u32 x = htonl(0x0a000000U + (__u32)i);
+
+		if (i % 3 == 0) {
+			e->kind = BB_ENTRY_IP4;
+			e->plen = 32;
+			memcpy(e->addr, &x, 4);
+			continue;
+		}
+		e->kind = i % 3 == 1 ? BB_ENTRY_NAME : BB_ENTRY_URL;
+		e->text = t;
+		t += sprintf(t, i % 3 == 1 ? "m%zu.example" : "u%zu.example/x/", i) + 1;
+	}
+	tl.list.n = 3 * n;
+	err = bb_filter_build(&f, &tl.list, &opts);
+	if (!err) {
+		image = malloc(bb_filter_elements(f.hdr.nblocks, f.hdr.allow_blocks) *
+			       BB_BLOCK_BYTES);
+		if (image)
+			bb_filter_write_image(&f, image);
+	}
+	tap_result(image && f.plan.check_probes[BB_CHECK_ADDR] == 1 &&
+		   f.plan.check_probes[BB_CHECK_NAME] == BB_NAME_PROBES &&
+		   f.plan.check_probes[BB_CHECK_URL] == BB_NAME_PROBES + BB_URL_PROBES,
+		   "per check: a mixed filter's checks probe 1, 10 and 40 keys at most",
+		   "err %d; %u, %u, %u", err, f.plan.check_probes[0], f.plan.check_probes[1],
+		   f.plan.check_probes[2]);
+	for (i = 0; image && i < queries; i++) {
+		struct bb_entry q = { .kind = BB_ENTRY_IP4, .plen = 32 };
+		__u32 x = htonl(0x0b000000U + (__u32)i);
+
+		memcpy(q.addr, &x, 4);
+		hits[BB_CHECK_ADDR] += bb_image_match_entry(image, &q);
+		snprintf(text, sizeof(text), "a%zu.b.c.d.e.f.g.h.i.j.k.q%zu.test", i, i);
+		q = (struct bb_entry){ .kind = BB_ENTRY_NAME, .text = text };
+		hits[BB_CHECK_NAME] += bb_image_match_entry(image, &q);
+		snprintf(text, sizeof(text), "h%zu.s.t.u.v.w%zu.test/a/b/c/d/page?q=%zu", i, i, i);
+		q = (struct bb_entry){ .kind = BB_ENTRY_URL, .text = text };
+		hits[BB_CHECK_URL] += bb_image_match_entry(image, &q);
+	}
+	rate_result("per check: random addresses hit at the predicted address rate, <= 1%",
+		    image, hits[BB_CHECK_ADDR], queries, f.plan.check_fpr[BB_CHECK_ADDR], 0.01);
+	rate_result("per check: random 12-label names hit at the predicted name rate, <= 1%",
+		    image, hits[BB_CHECK_NAME], queries, f.plan.check_fpr[BB_CHECK_NAME], 0.01);
+	rate_result("per check: random deep URLs hit at the predicted URL rate, <= 1%", image,
+		    hits[BB_CHECK_URL], queries, f.plan.check_fpr[BB_CHECK_URL], 0.01);
+	tap_result(image && fabs(bb_image_key_fpr(image) - f.plan.fpr) < 0.2 * f.plan.fpr,
+		   "per check: the key rate from the bits set is the predicted one, within 20%",
+		   "from the bits %g, predicted %g", image ? bb_image_key_fpr(image) : 0,
+		   f.plan.fpr);
+	free(image);
+	if (!err)
+		bb_filter_free(&f);
+	test_list_free(&tl);
+}
+
+/* --capacity: sized for more keys than it holds, at a lower rate for those it holds. */
+static void test_capacity(void)
+{
+	struct bb_filter_opts opts = { .fpr = 0.001, .seed = 7 }, big = opts;
+	struct bb_filter f, g;
+	struct test_list tl;
+	size_t i, n = 10000;
+	int err;
+
+	test_list_alloc(&tl, n, 1);
+	for (i = 0; i < n; i++) {
+		__u32 x = htonl(0x0a000000U + (__u32)i);
+
+		tl.list.entries[i].kind = BB_ENTRY_IP4;
+		tl.list.entries[i].plen = 32;
+		memcpy(tl.list.entries[i].addr, &x, 4);
+	}
+	tl.list.n = n;
+	big.capacity = 4 * n;
+	err = bb_filter_build(&f, &tl.list, &opts);
+	err = err ?: bb_filter_build(&g, &tl.list, &big);
+	tap_result(!err && g.hdr.nblocks > 3 * f.hdr.nblocks && g.plan.capacity == 4 * n &&
+		   g.hdr.items == n && g.plan.fpr < f.plan.fpr / 10,
+		   "--capacity 4N: about 4x the blocks, the keys it holds at a far lower rate",
+		   "blocks %u vs %u, fpr %g vs %g", g.hdr.nblocks, f.hdr.nblocks, g.plan.fpr,
+		   f.plan.fpr);
+	if (!err) {
+		bb_filter_free(&f);
+		bb_filter_free(&g);
+	}
+	test_list_free(&tl);
+}
+
 /*
  * The same for the address hash (fmix64, not XXH64), on the most regular input
  * there is: members a run of consecutive addresses, non-members the run right
@@ -614,5 +733,7 @@ int main(void)
 	test_fpr_addr(false, 0.01);
 	test_fpr_addr(false, 0.001);
 	test_fpr_addr(true, 0.0001);
+	test_fpr_per_check();
+	test_capacity();
 	return tap_finish();
 }
