@@ -24,344 +24,6 @@
 /* A compressed file's bytes, as a guess of what they inflate to: lists shrink 3-10x. */
 #define COMPRESSED_RATIO	8
 
-/* ---- options ---- */
-
-static const char *const mode_words[] = { "drop", "flag", NULL };
-static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
-static const char *const addr_words[] = { "peer", "both", NULL };
-static const char *const stream_words[] = { "auto", "always", "never", NULL };
-
-/* "53", "80,8080": at most BB_MAX_PORTS ports, 1..65535. */
-static int opt_ports(void *opts, const struct bb_option *o, const char *arg)
-{
-	__u16 *ports = BB_OPT_FIELD(opts, o, __u16);
-	const char *s = arg;
-	char *end;
-	int n = 0;
-
-	memset(ports, 0, BB_MAX_PORTS * sizeof(*ports));
-	while (*s) {
-		unsigned long v;
-
-		if (*s < '0' || *s > '9')
-			break;
-		v = strtoul(s, &end, 10);
-		if (v < 1 || v > 65535 || n == BB_MAX_PORTS || (*end && *end != ',') ||
-		    (*end == ',' && !end[1]))
-			break;
-		ports[n++] = (__u16)v;
-		s = *end ? end + 1 : end;
-	}
-	if (*s || !n) {
-		pr_err("--%s is a comma-separated list of at most %d ports 1-65535, not '%s'\n",
-		       o->name, BB_MAX_PORTS, arg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int opt_seed(void *opts, const struct bb_option *o, const char *arg)
-{
-	char *end;
-	__u64 v;
-
-	(void)o;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (end == arg || *end || errno || !v || arg[0] == '-') {
-		pr_err("--seed wants a non-zero number, not '%s'\n", arg);
-		return -EINVAL;
-	}
-	((struct load_opts *)opts)->seed = v;
-	return 0;
-}
-
-static int opt_capacity(void *opts, const struct bb_option *o, const char *arg)
-{
-	__u64 n;
-
-	(void)o;
-	if (bb_parse_count(arg, &n)) {
-		pr_err("--capacity wants a count of keys (1000000, 1e6, 10M), not '%s'\n", arg);
-		return -EINVAL;
-	}
-	((struct load_opts *)opts)->capacity = n;
-	return 0;
-}
-
-static int opt_threads(void *opts, const struct bb_option *o, const char *arg)
-{
-	unsigned long v;
-	char *end;
-
-	(void)o;
-	v = strtoul(arg, &end, 10);
-	if (*end || end == arg || v > BB_LIST_MAX_THREADS || arg[0] == '-') {
-		pr_err("--threads wants a number 0-%d (0: one per online CPU), not '%s'\n",
-		       BB_LIST_MAX_THREADS, arg);
-		return -EINVAL;
-	}
-	((struct load_opts *)opts)->threads = (unsigned int)v;
-	return 0;
-}
-
-static void list_given(struct load_opts *lo, int which)
-{
-	lo->lists.cur_given[which] = lo->lists.trail_given[which] = true;
-}
-
-static int opt_format(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-	int c = bb_list_format_parse(arg);
-
-	(void)o;
-	if (c < 0) {
-		pr_err("--format: no format '%s' (auto, plain, hosts, adblock, p2p, dnsmasq, "
-		       "unbound, rpz, json, csv, ipset)\n", arg);
-		return -EINVAL;
-	}
-	lo->lists.cur.format = (enum bb_list_format)c;
-	list_given(lo, READ_FORMAT);
-	return 0;
-}
-
-static int opt_column(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)o;
-	if (!*arg || strlen(arg) > BB_LIST_COLUMN_MAX) {
-		pr_err("--column wants a column name or number, at most %d bytes\n",
-		       BB_LIST_COLUMN_MAX);
-		return -EINVAL;
-	}
-	lo->lists.cur.column = arg;
-	list_given(lo, READ_COLUMN);
-	return 0;
-}
-
-static int opt_urls(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)arg;
-	lo->lists.cur.urls_as_hosts = o->data != NULL;
-	list_given(lo, READ_URLS);
-	return 0;
-}
-
-static int list_arg_add(void *ctx, const char *path);
-
-/* --allow FILE: a list in its place, read as the options before it say, all allowed. */
-static int opt_allow(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-	bool was = lo->lists.cur.allow;
-	int err;
-
-	(void)o;
-	lo->lists.cur.allow = true;
-	lo->lists.cur_origin = "allow";
-	err = list_arg_add(lo, arg);
-	lo->lists.cur.allow = was;
-	lo->lists.cur_origin = NULL;
-	return err;
-}
-
-static int opt_sets(void *opts, const struct bb_option *o, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)o;
-	lo->lists.cur.sets = arg;
-	list_given(lo, READ_SETS);
-	return 0;
-}
-
-#define F(field)	offsetof(struct load_opts, field)
-#define G(field)	offsetof(struct load_opts, given.field)
-#define NG		BB_OPT_NO_GIVEN
-
-/* load's options, in the order of its help. The daemon's config file reads them too. */
-static const struct bb_option load_options[] = {
-	{ "interface", 'i', "IFACE", "attach to IFACE (repeatable)", bb_opt_iface, F(targets),
-	  NG, NULL },
-	{ "hook", 0, "HOOK", "where to attach on each -i: xdp (default: ingress),\n"
-	  "tc-ingress, tc-egress (a client or gateway screening\nwhat it sends); repeatable",
-	  bb_opt_hook, F(targets), NG, NULL },
-	{ "allow", 0, "FILE", "an allowlist: what it lists passes, whatever the\n"
-	  "blocklists hold (any list format; repeatable)", opt_allow, 0, NG, NULL },
-	{ "allow-wide", 0, NULL, "load prefixes over more global unicast space than a /8\n"
-	  "(default: rejected, they would cut the host off)", bb_opt_flag, F(allow_wide), NG,
-	  NULL },
-	{ "no-guard", 0, NULL, "drop what the host needs too: its interfaces' addresses,\n"
-	  "gateways, resolvers, loopback, link-local (default:\nnever dropped; it holds for "
-	  "later loads)", bb_opt_flag, F(no_guard), G(guard), NULL },
-	{ "guard", 0, NULL, "the guard on again (after --no-guard)", bb_opt_flag, F(guard),
-	  G(guard), NULL },
-	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
-	  bb_opt_choice, F(mode), G(mode), mode_words },
-	{ "fp", 0, "P", "false-positive rate of one check of a packet (its address,\n"
-	  "its name, its URL), at the most keys that check probes\n(default 0.001)", bb_opt_fpr,
-	  F(fpr), NG, NULL },
-	{ "capacity", 0, "N", "size the filter for N keys at least: room to grow", opt_capacity,
-	  F(capacity), NG, NULL },
-	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
-	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
-	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
-	{ "addr", 0, "WHICH", "peer (default: the source at ingress, the destination\n"
-	  "at egress) or both", bb_opt_choice, F(addr), G(addr), addr_words },
-	{ "dns-ports", 0, "LIST", "UDP ports of DNS queries to screen (default 53)", opt_ports,
-	  F(dns_ports), G(dns_ports), NULL },
-	{ "tls-ports", 0, "LIST", "TCP ports of TLS ClientHellos (default 443)", opt_ports,
-	  F(tls_ports), G(tls_ports), NULL },
-	{ "http-ports", 0, "LIST", "TCP ports of HTTP/1.x requests (default 80,8080)",
-	  opt_ports, F(http_ports), G(http_ports), NULL },
-	{ "quic-ports", 0, "LIST", "UDP ports of QUIC Initials, counted (default 443)",
-	  opt_ports, F(quic_ports), G(quic_ports), NULL },
-	{ "block-quic", 0, NULL, "drop QUIC Initials, so clients fall back to TCP+TLS",
-	  bb_opt_flag, F(block_quic), G(block_quic), NULL },
-	{ "mark", 0, "N", "in flag mode at tc, set this skb mark on hits", bb_opt_u32, F(mark),
-	  G(mark), NULL },
-	{ "format", 0, "NAME", "read the lists after it as NAME, not as detected from\n"
-	  "their content: auto (default), plain, hosts, adblock,\n"
-	  "p2p, dnsmasq, unbound, rpz, json, csv, ipset", opt_format, 0, NG, NULL },
-	{ "column", 0, "NAME|N", "CSV: the column (header name or 1-based number) to\n"
-	  "read; JSON lines: the key (default: chosen from the\nheader, the keys or the content)",
-	  opt_column, 0, NG, NULL },
-	{ "urls-as-hosts", 0, NULL, "a URL entry blocks its whole host (DNS, TLS, HTTP),\n"
-	  "not only cleartext HTTP to that URL", opt_urls, 0, NG, "" },
-	{ "no-urls-as-hosts", 0, NULL, "a URL entry is a URL entry (the default)", opt_urls, 0,
-	  NG, NULL },
-	{ "ipset-set", 0, "NAMES", "ipset files: load only these sets (comma-separated;\n"
-	  "default: every set)", opt_sets, 0, NG, NULL },
-	{ "verbose", 'v', NULL, "report every rejected line (default: the first 20 a file)",
-	  bb_opt_flag, F(verbose), NG, NULL },
-	{ "seed", 0, "N", "hash seed (default: random), for reproducible filters", opt_seed,
-	  F(seed), NG, NULL },
-	{ "threads", 't', "N", "threads to parse and build with (default: one per\n"
-	  "online CPU)", opt_threads, F(threads), NG, NULL },
-	{ "stream", 0, "WHEN", "auto (default: when the lists are regular files of\n"
-	  "1 MiB or more in all, a compressed one counted as\n"
-	  "8 times its size), always (regular files) or\n"
-	  "never: parse the files twice, count, then set bits,\n"
-	  "storing no entry; duplicates are then not looked for", bb_opt_choice, F(stream), NG,
-	  stream_words },
-	BB_OPT_END
-};
-
-#undef F
-#undef G
-#undef NG
-
-static void load_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock load LIST... [-i IFACE]... [OPTIONS]\n"
-		"\n"
-		"Build a Bloom filter from the blocklist files (\"-\" is stdin), attach it at XDP\n"
-		"to each IFACE, and from then on drop (or flag) every packet whose source address\n"
-		"is listed. On an instance that is already loaded, the new filter is built in\n"
-		"full and swapped in with one atomic update; any failure leaves the old one live.\n"
-		"Without -i, only the filter of the running instance is replaced.\n"
-		"\n");
-	bb_options_usage(out, load_options);
-	fprintf(out,
-		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
-		"unless given. --format, --column, --urls-as-hosts and --ipset-set apply to the\n"
-		"lists after them on the command line; given after the last list, to every list\n"
-		"that none preceded. Lists may be gzip, xz or zstd compressed (told by their\n"
-		"content). docs/FORMATS.md describes every format.\n"
-		"The allowlist is read only after a hit: every --allow file, every list's own\n"
-		"exceptions (Adblock @@, rpz-passthru, transparent zones, ipset nomatch) and\n"
-		"what `bloomblock allow` keeps in the state directory, %s.\n",
-		bb_state_dir());
-}
-
-/* A list, in its place on the command line: it reads as the options before it say. */
-static int list_arg_add(void *ctx, const char *path)
-{
-	struct list_args *la = &((struct load_opts *)ctx)->lists;
-
-	if (la->n == la->cap) {
-		int cap = la->cap ? 2 * la->cap : 16;
-		struct list_arg *v = realloc(la->v, (size_t)cap * sizeof(*v));
-		bool (*g)[READ_MAX] = realloc(la->given, (size_t)cap * sizeof(*g));
-
-		if (v)
-			la->v = v;
-		if (g)
-			la->given = g;
-		if (!v || !g) {
-			pr_err("out of memory\n");
-			return -ENOMEM;
-		}
-		la->cap = cap;
-	}
-	la->v[la->n].path = path;
-	la->v[la->n].origin = la->cur_origin ? la->cur_origin : "list";
-	la->v[la->n].read = la->cur;
-	memcpy(la->given[la->n], la->cur_given, sizeof(la->cur_given));
-	memset(la->trail_given, 0, sizeof(la->trail_given));
-	la->n++;
-	return 0;
-}
-
-/* What was given after the last list goes to the lists that nothing preceded. */
-static void list_args_finish(struct list_args *la)
-{
-	int i;
-
-	for (i = 0; i < la->n; i++) {
-		struct bb_file_opts *r = &la->v[i].read;
-		const bool *g = la->given[i];
-
-		if (!g[READ_FORMAT] && la->trail_given[READ_FORMAT])
-			r->format = la->cur.format;
-		if (!g[READ_COLUMN] && la->trail_given[READ_COLUMN])
-			r->column = la->cur.column;
-		if (!g[READ_URLS] && la->trail_given[READ_URLS])
-			r->urls_as_hosts = la->cur.urls_as_hosts;
-		if (!g[READ_SETS] && la->trail_given[READ_SETS])
-			r->sets = la->cur.sets;
-	}
-}
-
-/* The command line into o. -1: go on; else the exit status (help, usage). */
-static int load_parse_args(int argc, char **argv, struct load_opts *o)
-{
-	int err, i;
-
-	memset(o, 0, sizeof(*o));
-	o->fpr = BB_FPR_DEFAULT;
-	err = bb_options_parse(argc, argv, load_options, o, list_arg_add, o);
-	if (err == -EAGAIN) {
-		load_usage(stdout);
-		return BB_EXIT_OK;
-	}
-	if (err == -ENOMEM)
-		return BB_EXIT_ERROR;
-	if (err) {
-		load_usage(stderr);
-		return BB_EXIT_USAGE;
-	}
-	list_args_finish(&o->lists);
-	if (!o->lists.n) {
-		pr_err("load needs at least one blocklist file\n");
-		load_usage(stderr);
-		return BB_EXIT_USAGE;
-	}
-	if (!o->targets.any_hook)
-		o->targets.hooks[BB_HOOK_XDP] = true;
-	if (bb_require_root() || bb_require_bpf_caps() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_ERROR;
-	for (i = 0; i < o->targets.n_ifaces; i++)
-		if (bb_require_ifindex(o->targets.ifnames[i], &o->targets.ifindexes[i]))
-			return BB_EXIT_ERROR;
-	return -1;
-}
-
 /* ---- the steps ---- */
 
 static double elapsed(const struct timespec *since)
@@ -459,7 +121,7 @@ static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *
  * 1. Every list parsed (or, streamed, scanned: counted and reported, nothing kept),
  * each one's summary printed. Nothing live is touched.
  */
-static int parse_lists(struct load_run *run)
+int load_parse_lists(struct load_run *run)
 {
 	const struct list_args *la = &run->o->lists;
 	struct timespec t0;
@@ -467,7 +129,8 @@ static int parse_lists(struct load_run *run)
 	int i, err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	run->streamed = want_stream((enum stream_when)run->o->stream, la);
+	/* a filter file's allowlists are few and small: held in memory */
+	run->streamed = !run->from_bbf && want_stream((enum stream_when)run->o->stream, la);
 	if (run->streamed) {
 		run->tallies = calloc(BB_LIST_MAX_THREADS, sizeof(*run->tallies));
 		run->file_counts = calloc((unsigned int)la->n, sizeof(*run->file_counts));
@@ -482,6 +145,10 @@ static int parse_lists(struct load_run *run)
 		struct bb_file_info info;
 		json_t *file_json;
 
+		if (run->from_bbf && i == run->bbf_index) {
+			load_report_bbf(run, la->v[i].path);	/* read on its own */
+			continue;
+		}
 		run->lopts.file = la->v[i].read;
 		run->lopts.info = &info;
 		if (run->streamed) {
@@ -515,7 +182,7 @@ static int parse_lists(struct load_run *run)
 		pr_err("--strict: %zu rejected line%s (above)\n", rejected, rejected == 1 ? "" : "s");
 		return -EINVAL;
 	}
-	if (!entries) {
+	if (!entries && !run->from_bbf) {
 		pr_err("no usable entries in");
 		for (i = 0; i < la->n; i++)
 			pr_info(" %s", load_list_name(la->v[i].path));
@@ -581,6 +248,11 @@ static int merge_config(struct load_run *run)
 	err = live_config(run, &live, cfg);
 	if (err == -EPROTO)
 		return err;
+	if (err && run->from_bbf) {
+		/* a new instance: the filter file's own mode and ports, unless given */
+		live = ((const struct bb_header *)run->bbf.image)->flags;
+		memcpy(cfg, &run->bbf.image[BB_CONFIG_INDEX], sizeof(*cfg));
+	}
 	f->flags = (o->given.mode ? (o->mode == 0 ? BB_HDR_F_DROP : 0) : live & BB_HDR_F_DROP) |
 		   (o->given.addr ? (o->addr ? BB_HDR_F_ADDR_BOTH : 0) :
 		    live & BB_HDR_F_ADDR_BOTH) |
@@ -637,14 +309,17 @@ static int stream_build(struct load_run *run)
 }
 
 /* 4. Build, setting the bits straight into the new map. */
-static int build_filter(struct load_run *run)
+int load_build_filter(struct load_run *run)
 {
 	struct timespec t0;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	run->fopts.blocks_alloc = bb_filter_map_blocks;
-	run->fopts.blocks_ctx = &run->fmap;
+	if (!run->o->build) {
+		/* straight into the new map; build keeps it in memory, for the file */
+		run->fopts.blocks_alloc = bb_filter_map_blocks;
+		run->fopts.blocks_ctx = &run->fmap;
+	}
 	if (run->streamed)
 		err = stream_build(run);
 	else
@@ -695,6 +370,18 @@ static int attach_iface(struct load_run *run, int i)
 	return 0;
 }
 
+/* The swap of a built filter, or of a filter file's image copied into the map. */
+static int swap(struct load_run *run)
+{
+	int err;
+
+	if (!run->from_bbf)
+		return bb_filter_swap(&run->ij.inst, &run->filter, &run->fmap);
+	err = bb_map_swap(&run->ij.inst, &run->fmap);
+	run->filter.hdr.generation = ((const struct bb_header *)run->fmap.mem)->generation;
+	return err;
+}
+
 /*
  * 5. Attach where not attached yet, and swap. A new instance gets its filter first,
  * so a fresh attachment never runs without one; on an existing instance the swap
@@ -707,7 +394,7 @@ static int attach_and_swap(struct load_run *run)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (run->ij.created) {
-		err = bb_filter_swap(&run->ij.inst, &run->filter, &run->fmap);
+		err = swap(run);
 		if (err)
 			return err;
 	}
@@ -717,7 +404,7 @@ static int attach_and_swap(struct load_run *run)
 			return err;
 	}
 	if (!run->ij.created) {
-		err = bb_filter_swap(&run->ij.inst, &run->filter, &run->fmap);
+		err = swap(run);
 		if (err)
 			return err;
 	}
@@ -813,6 +500,82 @@ static int guard_setup(struct load_run *run, struct load_opts *o, char *path, si
 	return err;
 }
 
+/*
+ * A filter file among the lists: it is loaded alone (--allow files beside it), its
+ * image checked, mapped, and copied into the new map in place of a build.
+ */
+static int bbf_detect(struct load_run *run)
+{
+	const struct list_args *la = &run->o->lists;
+	int i, n_lists = 0;
+	char why[256];
+	int err;
+
+	run->bbf_index = -1;
+	for (i = 0; i < la->n; i++) {
+		if (strcmp(la->v[i].origin, "list"))
+			continue;
+		n_lists++;
+		if (strcmp(la->v[i].path, "-") && bbf_is(la->v[i].path))
+			run->bbf_index = i;
+	}
+	if (run->bbf_index < 0)
+		return 0;
+	if (n_lists > 1) {
+		pr_err("%s is a filter file: it is loaded alone (with --allow files, not "
+		       "blocklists)\n", la->v[run->bbf_index].path);
+		return -EINVAL;
+	}
+	err = bbf_open(la->v[run->bbf_index].path, &run->bbf, why, sizeof(why));
+	if (err) {
+		pr_err("%s: %s\n", la->v[run->bbf_index].path, why);
+		return err;
+	}
+	run->from_bbf = true;
+	return 0;
+}
+
+/*
+ * 4, for a filter file: its image copied into the new map, the live or given mode,
+ * address policy and ports put in, and this host's allowlists (the guard, the kept
+ * items, --allow files: parsed as usual) added to its allowlist.
+ */
+static int bbf_copy(struct load_run *run)
+{
+	const struct bb_header *fh = (const void *)run->bbf.image;
+	const __u32 given = BB_HDR_F_DROP | BB_HDR_F_ADDR_BOTH | BB_HDR_F_BLOCK_QUIC;
+	struct timespec t0;
+	struct bb_header *h;
+	size_t i, added = 0;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = bb_filter_map_create(&run->fmap, fh->nblocks, fh->allow_blocks);
+	if (err)
+		return err;
+	memcpy(run->fmap.mem, run->bbf.image, run->bbf.image_bytes);
+	h = (void *)run->fmap.mem;
+	h->flags = (h->flags & ~(given | BB_HDR_F_SERVICES)) | (run->fopts.flags & given);
+	if (h->flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
+		h->flags |= BB_HDR_F_SERVICES;
+	memcpy(&run->fmap.mem[BB_CONFIG_INDEX], &run->fopts.config, BB_BLOCK_BYTES);
+	for (i = 0; i < run->list.n; i++) {
+		err = bb_image_allow_add(run->fmap.mem, &run->list.entries[i]);
+		if (err == -ENOSPC || err == -E2BIG) {
+			pr_err("the filter file's allowlist has no room for this host's allowlist "
+			       "(%zu of %zu entries in): build it with --capacity, or from the "
+			       "lists here\n", added, run->list.n);
+			return err;
+		}
+		if (err < 0)
+			return err;
+		added++;
+	}
+	bb_filter_from_image(&run->filter, run->fmap.mem);
+	run->t_build = elapsed(&t0);
+	return 0;
+}
+
 /* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
 static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 {
@@ -838,7 +601,7 @@ int cmd_load(int argc, char **argv)
 				  .tc_ingress_fd = -1, .tc_egress_fd = -1 } },
 		.fmap = { .fd = -1 },
 	};
-	int ret = load_parse_args(argc, argv, &o), err;
+	int ret = load_parse_args(argc, argv, &o, false), err;
 	char allow_path[512], guard_path[512];
 	struct bb_attachment att[1];
 
@@ -858,7 +621,8 @@ int cmd_load(int argc, char **argv)
 		json_decref(run.files_json);
 		goto out;
 	}
-	err = guard_setup(&run, &o, guard_path, sizeof(guard_path));
+	err = bbf_detect(&run);
+	err = err ?: guard_setup(&run, &o, guard_path, sizeof(guard_path));
 	err = err ?: add_kept_allowlist(&o, allow_path, sizeof(allow_path));
 	if (err) {
 		ret = BB_EXIT_ERROR;
@@ -867,10 +631,10 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	}
 	instance_start(&run);
-	err = parse_lists(&run);
+	err = load_parse_lists(&run);
 	err = err ?: open_instance(&run);
 	err = err ?: merge_config(&run);
-	err = err ?: build_filter(&run);
+	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
 	err = err ?: attach_and_swap(&run);
 	if (err) {
 		undo(&run);
@@ -890,6 +654,7 @@ int cmd_load(int argc, char **argv)
 	bb_list_free(&run.list);
 	free(run.tallies);
 	free(run.file_counts);
+	bbf_close(&run.bbf);
 	close(run.lock);
 out:
 	free(o.lists.v);

@@ -54,6 +54,8 @@ int cmd_stats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_allow(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_disallow(int argc, char **argv);
 
 #endif /* BB_COMMON_H */

@@ -235,6 +235,13 @@ int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
  */
 int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *entry);
 /*
+ * A filter's description from its image (a filter file's): header, config,
+ * allowlist header, probe lengths and the plan's figures. No blocks: it owns no
+ * memory, and bb_filter_free() need not be called.
+ */
+void bb_filter_from_image(struct bb_filter *f, const struct bb_block *image);
+
+/*
  * Whether the allowlist lets an entry through, as the kernel asks it after a hit:
  * the same enumeration over the allowlist's keys (addresses at its own prefix
  * lengths). 1 allowed, 0 not.

@@ -31,6 +31,35 @@ static int image_test_hash(const struct bb_block *image, const struct bb_header 
 	return bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k);
 }
 
+void bb_filter_from_image(struct bb_filter *f, const struct bb_block *image)
+{
+	const struct bb_header *hdr = (const void *)&image[BB_HEADER_INDEX];
+	unsigned int probes[BB_CHECK_MAX];
+
+	memset(f, 0, sizeof(*f));
+	f->hdr = *hdr;
+	memcpy(&f->config, &image[BB_CONFIG_INDEX], sizeof(f->config));
+	if (hdr->allow_blocks)
+		memcpy(&f->allow_hdr, &image[bb_allow_index(hdr->nblocks)], sizeof(f->allow_hdr));
+	memcpy(f->v4.plens, hdr->v4_plens, BB_MAX_PLENS);
+	memcpy(f->v6.plens, hdr->v6_plens, BB_MAX_PLENS);
+	f->v4.n_plens = hdr->n_v4_plens;
+	f->v6.n_plens = hdr->n_v6_plens;
+	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, probes);
+	/* the plan's figures from what the header says; the rate asked is not known here */
+	f->plan.n = hdr->items;
+	f->plan.k = hdr->k;
+	f->plan.nblocks = hdr->nblocks;
+	f->plan.bits = (__u64)hdr->nblocks * BB_BLOCK_BITS;
+	f->plan.fpr = bb_blocked_fpr((double)hdr->items, hdr->nblocks, hdr->k);
+	f->plan.bits_per_key = hdr->items ? (double)f->plan.bits / hdr->items : 0;
+	f->plan.map_bytes = bb_filter_elements(hdr->nblocks, hdr->allow_blocks) * BB_BLOCK_BYTES;
+	for (unsigned int c = 0; c < BB_CHECK_MAX; c++) {
+		f->plan.check_probes[c] = probes[c];
+		f->plan.check_fpr[c] = probes[c] ? bb_check_fpr(f->plan.fpr, probes[c]) : 0;
+	}
+}
+
 double bb_image_key_fpr(const struct bb_block *image)
 {
 	const struct bb_header *hdr = image_header(image);

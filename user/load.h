@@ -8,6 +8,7 @@
 
 #include "attach.h"
 #include "common.h"
+#include "bbf.h"
 #include "filter.h"
 #include "guard.h"
 #include "list.h"
@@ -55,6 +56,8 @@ struct load_opts {
 	int stream;			/* enum stream_when */
 	bool strict, verbose;
 	bool allow_wide;		/* --allow-wide */
+	bool build;			/* bloomblock build: no instance, a file */
+	const char *output;		/* build -o FILE */
 	bool no_guard, guard;		/* --no-guard, --guard: given.guard says which came */
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
@@ -92,9 +95,25 @@ struct load_run {
 	double t_parse, t_build, t_push;
 	json_t *files_json;
 	int lock;		/* the state directory's lock (state.h), held to the swap */
+	struct bbf_file bbf;	/* a filter file loaded in place of lists */
+	bool from_bbf;
+	int bbf_index;		/* its place among the lists */
 	struct bb_guard guard;	/* what the host needs (guard.h) */
 	bool guard_on;
 };
+
+/* The command line into o (load_args.c). -1: go on; else the exit status (help, usage). */
+int load_parse_args(int argc, char **argv, struct load_opts *o, bool build);
+/* A list, in its place on the command line: it reads as the options before it say. */
+int list_arg_add(void *ctx, const char *path);
+/*
+ * The steps load and build share (cmd_load.c): every list parsed and its summary
+ * printed; the filter built (into the new map for load, in memory for build).
+ */
+int load_parse_lists(struct load_run *run);
+/* A filter file's line in the summary, and its object in the JSON's files. */
+void load_report_bbf(struct load_run *run, const char *path);
+int load_build_filter(struct load_run *run);
 
 /* The summary of one file: its line, an ipset file's sets, a warning; its JSON. */
 json_t *load_report_file(const char *path, const struct bb_list_counts *c,

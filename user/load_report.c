@@ -254,7 +254,9 @@ static void print_checks(const struct bb_plan *p)
 	}
 	if (!sep[0])
 		pr_info(" none (no key a packet probes)");
-	pr_info("; asked %g (--fp)\n", p->check_target);
+	if (p->check_target > 0)
+		pr_info("; asked %g (--fp)", p->check_target);
+	pr_info("\n");
 	if (p->capacity)
 		pr_info("  sized for %llu keys (--capacity): room for %llu more\n",
 			(unsigned long long)p->capacity,
@@ -270,11 +272,13 @@ void load_report_filter(struct load_run *run)
 	json_t *j;
 
 	pr_info("filter: %llu keys in %u blocks, %s, %.2f bits/key, k=%u, "
-		"predicted FPR %.3g per key lookup; generation %llu, mode %s\n",
-		(unsigned long long)f->hdr.items, f->hdr.nblocks,
-		bb_human_bytes(bytes, size_buf, sizeof(size_buf)),
-		f->plan.bits_per_key, f->hdr.k, f->plan.fpr,
-		(unsigned long long)f->hdr.generation, mode);
+		"predicted FPR %.3g per key lookup; ", (unsigned long long)f->hdr.items,
+		f->hdr.nblocks, bb_human_bytes(bytes, size_buf, sizeof(size_buf)),
+		f->plan.bits_per_key, f->hdr.k, f->plan.fpr);
+	if (run->o->build)
+		pr_info("mode %s, unless a load says otherwise\n", mode);
+	else
+		pr_info("generation %llu, mode %s\n", (unsigned long long)f->hdr.generation, mode);
 	if (run->streamed)
 		pr_info("  streamed: sized for every valid entry, repeats included; %llu keys "
 			"found their bits set already (repeated entries or Bloom collisions: "

@@ -15,6 +15,8 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "load",	cmd_load,	"build a filter from blocklists, attach it, or swap it in" },
+	{ "build",	cmd_build,	"build a filter into a file (.bbf) that load copies in as it is" },
+	{ "info",	cmd_info,	"what a filter file holds" },
 	{ "unload",	cmd_unload,	"detach from an interface (--all: everywhere, remove state)" },
 	{ "status",	cmd_status,	"what is attached, and the live filter's parameters" },
 	{ "stats",	cmd_stats,	"counters, summed over CPUs" },

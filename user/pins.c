@@ -350,19 +350,19 @@ struct bb_block *bb_filter_map_blocks(void *map_ptr, __u32 nblocks, __u32 allow_
 	return &map->mem[BB_FIRST_BLOCK];
 }
 
-int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map)
+int bb_map_swap(struct bb_instance *inst, struct bb_filter_map *map)
 {
+	struct bb_header *hdr = (void *)&map->mem[BB_HEADER_INDEX];
 	struct bpf_map_info info = {};
 	__u32 zero = 0, len = sizeof(info);
 	struct bb_image live;
 	int err;
 
-	if (!map->mem || map->nblocks != filter->hdr.nblocks ||
-	    map->allow_blocks != filter->hdr.allow_blocks)
+	if (!map->mem)
 		return -EINVAL;
-	filter->hdr.generation = 1;
+	hdr->generation = 1;
 	if (bb_image_open(inst, &live) == 0) {
-		filter->hdr.generation = ((const struct bb_header *)live.blocks)->generation + 1;
+		hdr->generation = ((const struct bb_header *)live.blocks)->generation + 1;
 		bb_image_close(&live);
 	}
 	/* which map this is, for a verdict to tell a hit's filter from the live one */
@@ -371,9 +371,8 @@ int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb
 		pr_err("cannot read the new filter map's id: %s\n", strerror(-err));
 		return err;
 	}
-	filter->allow_hdr.map_id = info.id;
-	/* the bits (unless built in place), then the header last */
-	bb_filter_write_image(filter, map->mem);
+	if (map->allow_blocks)
+		((struct bb_allow_header *)&map->mem[bb_allow_index(map->nblocks)])->map_id = info.id;
 
 	/* The swap: packets see the old filter or this one, never a mix. */
 	if (bpf_map_update_elem(inst->filters_fd, &zero, &map->fd, BPF_ANY)) {
@@ -382,6 +381,24 @@ int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb
 		return err;
 	}
 	return 0;
+}
+
+int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map)
+{
+	const struct bb_header *hdr = (const void *)&map->mem[BB_HEADER_INDEX];
+	int err;
+
+	if (!map->mem || map->nblocks != filter->hdr.nblocks ||
+	    map->allow_blocks != filter->hdr.allow_blocks)
+		return -EINVAL;
+	/* the bits (unless built in place), the rest, the header last */
+	bb_filter_write_image(filter, map->mem);
+	err = bb_map_swap(inst, map);
+	filter->hdr.generation = hdr->generation;
+	if (map->allow_blocks)
+		filter->allow_hdr.map_id =
+			((const struct bb_allow_header *)&map->mem[bb_allow_index(map->nblocks)])->map_id;
+	return err;
 }
 
 int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter)

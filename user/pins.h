@@ -82,6 +82,11 @@ struct bb_block *bb_filter_map_blocks(void *map, __u32 nblocks, __u32 allow_bloc
  * header.generation is set to the live one plus one. The map stays the caller's.
  */
 int bb_filter_swap(struct bb_instance *inst, struct bb_filter *filter, struct bb_filter_map *map);
+/*
+ * Swap in a map whose image is written already (a filter file's, copied): its
+ * generation (the live one plus one) and its allowlist's map id set first.
+ */
+int bb_map_swap(struct bb_instance *inst, struct bb_filter_map *map);
 
 /* bb_filter_map_create(), bb_filter_swap(), bb_filter_map_close(): for a built filter. */
 int bb_filter_push(struct bb_instance *inst, struct bb_filter *filter);

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Filter files and a fleet, simulated: one `build` on a build host that loads nothing,
+# three network-namespace "nodes" (each its own veth and pin dir) loading the same
+# .bbf, with identical verdicts on the same packets and the same `check` answers; a
+# second .bbf rolled out node by node, each node switching atomically while the
+# others keep the first; a corrupt or truncated file refused with the running
+# filter untouched. TAP output; root needed (else skipped; a skip fails under CI=true).
+#
+#   src namespace (the clients): bbs0 198.51.100.2, bbs2 .66, bbs3 .130; 203.0.113.9 on each
+#   node 1 (the dut namespace):  bbd0 198.51.100.1/26
+#   node 2: bbn2 198.51.100.65/26          node 3: bbn3 198.51.100.129/26
+set -u
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null || skip_all "needs jq (scripts/install-deps.sh installs it)"
+
+NODES="1 2 3"
+node_ns() { if [ "$1" = 1 ]; then echo "$NS_DUT"; else echo "$BB_TAG-n$1"; fi; }
+node_pin() { if [ "$1" = 1 ]; then echo "$BB_PIN_DIR"; else echo "$BB_PIN_DIR-n$1"; fi; }
+node_if() { if [ "$1" = 1 ]; then echo bbd0; else echo "bbn$1"; fi; }
+node_addr() { case $1 in 1) echo 198.51.100.1 ;; 2) echo 198.51.100.65 ;; 3) echo 198.51.100.129 ;; esac; }
+src_addr() { case $1 in 1) echo 198.51.100.2 ;; 2) echo 198.51.100.66 ;; 3) echo 198.51.100.130 ;; esac; }
+# bbn N ARGS...: the CLI on node N, in its namespace, with its pin dir
+bbn() { local n=$1; shift; timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$(node_ns "$n")" "$BB" \
+	--pin-dir "$(node_pin "$n")" "$@"; }
+
+fleet_cleanup() {
+	local n
+	for n in 2 3; do
+		if [ -d "$(node_pin "$n")" ] && [ -e "/run/netns/$(node_ns "$n")" ]; then
+			bbn "$n" unload --all >/dev/null 2>&1
+		fi
+		case $(node_pin "$n") in /sys/fs/bpf/?*) rm -rf "$(node_pin "$n")" ;; esac
+		rm -rf "/run/bloomblock/sys-fs-bpf-$BB_TAG-n$n"
+		ip netns del "$(node_ns "$n")" 2>/dev/null
+	done
+	cleanup
+}
+
+e2e_begin
+trap fleet_cleanup EXIT
+ip -n "$NS_DUT" addr flush dev bbd0
+ip -n "$NS_DUT" addr add 198.51.100.1/26 dev bbd0 || bail "node 1's address"
+for n in 2 3; do
+	ip netns add "$(node_ns "$n")" &&
+		ip -n "$(node_ns "$n")" link add "bbn$n" type veth peer name "bbs$n" netns "$NS_SRC" &&
+		ip -n "$(node_ns "$n")" link set lo up &&
+		ip -n "$(node_ns "$n")" addr add "$(node_addr "$n")/26" dev "bbn$n" &&
+		ip -n "$(node_ns "$n")" link set "bbn$n" up &&
+		ip -n "$NS_SRC" addr add "$(src_addr "$n")/26" dev "bbs$n" &&
+		ip -n "$NS_SRC" link set "bbs$n" up || bail "could not set up node $n"
+done
+# the listed client, 203.0.113.9, on each of the src namespace's links, and routes back
+for n in $NODES; do
+	ifs=bbs$n; [ "$n" = 1 ] && ifs=bbs0
+	ip -n "$NS_SRC" addr add 203.0.113.9/32 dev "$ifs" &&
+		ip -n "$(node_ns "$n")" route add 203.0.113.9/32 dev "$(node_if "$n")" ||
+		bail "could not add the listed client for node $n"
+done
+
+# ping_node N SRC: the answered pings (of 2) from SRC to node N
+ping_node() {
+	in_src timeout 8 ping -4 -n -c 2 -i 0.2 -W 1 -w 3 -I "$2" "$(node_addr "$1")" 2>/dev/null |
+		sed -n 's/.* \([0-9][0-9]*\) \(packets \)\{0,1\}received.*/\1/p'
+}
+# verdicts N: "listed-client unlisted-client" as pass/drop
+verdicts() {
+	local a b
+	a=$(ping_node "$1" 203.0.113.9) b=$(ping_node "$1" "$(src_addr "$1")")
+	echo "$([ "${a:-0}" -gt 0 ] && echo pass || echo drop) $([ "${b:-0}" -gt 0 ] && echo pass || echo drop)"
+}
+CHECKS="203.0.113.9 203.0.113.10 evil.example www.evil.example other.example 198.51.100.200"
+answers() { bbn "$1" check $CHECKS 2>&1; }
+
+LISTA=$BB_TMP/list-a.txt LISTB=$BB_TMP/list-b.txt
+printf '# list A\n203.0.113.0/24\nevil.example\n' >"$LISTA"
+printf '# list B: the client is no longer listed, other.example is\n198.51.100.192/26\nother.example\n' >"$LISTB"
+A=$BB_TMP/a.bbf B=$BB_TMP/b.bbf
+
+# ---- build once, on a host that loads nothing -------------------------------------------
+run timeout "$BB_TIMEOUT" "$BB" build "$LISTA" -o "$A" --seed 11
+check_rc "build LIST -o a.bbf exits 0" 0
+check_match "build says what it wrote" 'wrote .*a\.bbf' "$err$out"
+check "the file exists" test -s "$A"
+check_fails "no temporary file is left beside it" bash -c "ls '$BB_TMP' | grep -q 'a.bbf.tmp'"
+run timeout "$BB_TIMEOUT" "$BB" -j info "$A"
+check_rc "info -j a.bbf exits 0" 0
+check_eq "info: the list it was built from" "$(jq -r '.sources.lists[0].file' <<<"$out")" "$LISTA"
+check_eq "info: that list's size" "$(jq -r '.sources.lists[0].bytes' <<<"$out")" "$(stat -c %s "$LISTA")"
+check_match "info: its XXH128 digest" '^[0-9a-f]{32}$' "$(jq -r '.sources.lists[0].xxh128' <<<"$out")"
+check_eq "info: it holds names" "$(jq -r '.filter.names' <<<"$out")" true
+run timeout "$BB_TIMEOUT" "$BB" info "$A"
+check_match "info (text): the per-check rates" 'per check' "$out"
+run timeout "$BB_TIMEOUT" "$BB" build "$LISTB" -o "$B" --seed 12
+check_rc "build the second list -o b.bbf exits 0" 0
+run timeout "$BB_TIMEOUT" "$BB" build "$LISTA" -o "$BB_TMP/x.bbf" -i bbd0
+check_rc "build with -i is a usage error" 2
+run timeout "$BB_TIMEOUT" "$BB" build "$LISTA"
+check_rc "build without -o is a usage error" 2
+
+# ---- every node loads the same file -------------------------------------------------------
+for n in $NODES; do
+	run bbn "$n" load "$A" -i "$(node_if "$n")"
+	check_rc "node $n: load a.bbf -i $(node_if "$n") exits 0" 0
+	check_match "node $n: the summary names the filter file" 'a\.bbf \(a filter file' "$err$out"
+done
+for n in $NODES; do
+	check_eq "node $n: the listed client is dropped, the unlisted one answered" "$(verdicts "$n")" \
+		"drop pass"
+done
+ref=$(answers 1)
+check_match "node 1: check says evil.example is listed" 'evil\.example: listed' "$ref"
+for n in 2 3; do
+	check_eq "node $n: check answers as node 1 does, item for item" "$(answers "$n")" "$ref"
+done
+
+# ---- a bad file is refused; the running filter is untouched -------------------------------
+gen=$(bbn 1 status -j | jq -r .filter.generation)
+head -c 300 "$B" >"$BB_TMP/cut.bbf"
+run bbn 1 load "$BB_TMP/cut.bbf"
+check_rc "node 1: a truncated b.bbf is refused (exit 1)" 1
+check_match "... saying why" 'truncated' "$err"
+cp "$B" "$BB_TMP/flip.bbf"
+printf '\x55' | dd of="$BB_TMP/flip.bbf" bs=1 seek=5000 conv=notrunc 2>/dev/null
+run bbn 1 load "$BB_TMP/flip.bbf"
+check_rc "node 1: a b.bbf with a byte flipped is refused" 1
+check_match "... as corrupt" 'corrupt' "$err"
+run bbn 1 load "$B" "$LISTA"
+check_rc "node 1: a filter file with a blocklist beside it is refused" 1
+check_eq "node 1: the generation is unchanged" "$(bbn 1 status -j | jq -r .filter.generation)" "$gen"
+check_eq "node 1: and so are its verdicts" "$(verdicts 1)" "drop pass"
+
+# ---- the second file, rolled out node by node ------------------------------------------------
+for n in $NODES; do
+	g=$(bbn "$n" status -j | jq -r .filter.generation)
+	run bbn "$n" load "$B"
+	check_rc "rollout: node $n loads b.bbf" 0
+	check_eq "rollout: node $n switched in one step (generation $g -> $((g + 1)))" \
+		"$(bbn "$n" status -j | jq -r .filter.generation)" $((g + 1))
+	for m in $NODES; do
+		if [ "$m" -le "$n" ]; then want="pass pass"; else want="drop pass"; fi
+		check_eq "rollout: after node $n, node $m has the $([ "$m" -le "$n" ] && echo second || echo first) filter's verdicts" \
+			"$(verdicts "$m")" "$want"
+	done
+done
+ref=$(answers 1)
+check_match "all on b.bbf: other.example is listed" 'other\.example: listed' "$ref"
+for n in 2 3; do
+	check_eq "all on b.bbf: node $n answers as node 1" "$(answers "$n")" "$ref"
+done
+
+# ---- a node's own allowlist goes onto the shipped filter -------------------------------------
+run bbn 2 allow other.example
+check_rc "node 2: allow other.example on the shipped filter" 0
+check_match "node 2: check says allowed" 'other\.example: allowed' "$(answers 2)"
+check_match "node 3: still listed there" 'other\.example: listed' "$(answers 3)"
+run bbn 2 load "$B"
+check_match "node 2: a reload of the file keeps its kept allowlist" 'other\.example: allowed' \
+	"$(answers 2)"
+
+for n in $NODES; do
+	run bbn "$n" unload --all
+	check_rc "node $n: unload --all" 0
+done
+tap_done

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Filter files: a map image with its sources, checksummed, written and read (bbf.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "bb_hash.h"
+#include "bbf.h"
+#include "filter.h"
+
+_Static_assert(sizeof(struct bbf_header) == 64, "a filter file's header is 64 bytes");
+_Static_assert(sizeof(struct bbf_section) == 32, "a section entry is 32 bytes");
+
+static __u64 align_up(__u64 v)
+{
+	return (v + BBF_ALIGN - 1) / BBF_ALIGN * BBF_ALIGN;
+}
+
+bool bbf_is(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool is;
+
+	if (!f)
+		return false;
+	is = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	     !memcmp(magic, BBF_MAGIC, sizeof(magic));
+	fclose(f);
+	return is;
+}
+
+/* Write all of buf at offset, or -errno. */
+static int write_at(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
+	      const char *sources_json)
+{
+	struct bbf_section sec[2] = { { 0 } };
+	struct bbf_header hdr = { 0 };
+	size_t sources_len = strlen(sources_json);
+	char tmp[4096];
+	__u64 off;
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	off = align_up(sizeof(hdr) + sizeof(sec));
+	sec[0] = (struct bbf_section){ .type = BBF_SEC_IMAGE, .offset = off, .size = image_bytes,
+				       .xxh = XXH64(image, image_bytes, 0) };
+	off = align_up(off + image_bytes);
+	sec[1] = (struct bbf_section){ .type = BBF_SEC_SOURCES, .offset = off,
+				       .size = sources_len,
+				       .xxh = XXH64(sources_json, sources_len, 0) };
+	memcpy(hdr.magic, BBF_MAGIC, sizeof(hdr.magic));
+	hdr.version = BBF_VERSION;
+	hdr.byte_order = BBF_BYTE_ORDER;
+	hdr.kind = BBF_KIND_FILTER;
+	hdr.abi_version = ((const struct bb_header *)image)->abi_version;
+	hdr.created = (__u64)time(NULL);
+	hdr.file_size = off + sources_len;
+	hdr.n_sections = 2;
+	hdr.table_xxh = XXH64(sec, sizeof(sec), 0);
+	hdr.header_xxh = XXH64(&hdr, sizeof(hdr), 0);
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	/* the gaps are zero: the file is sized first, then the parts written in place */
+	err = ftruncate(fd, (off_t)hdr.file_size) ? -errno : 0;
+	err = err ?: write_at(fd, &hdr, sizeof(hdr), 0);
+	err = err ?: write_at(fd, sec, sizeof(sec), sizeof(hdr));
+	err = err ?: write_at(fd, image, image_bytes, (off_t)sec[0].offset);
+	err = err ?: write_at(fd, sources_json, sources_len, (off_t)sec[1].offset);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+#define WHY(...) snprintf(why, why_size, __VA_ARGS__)
+
+/* The image section: a whole filter map of this ABI, its sizes consistent. */
+static int check_image(const struct bb_block *image, __u64 bytes, char *why, size_t why_size)
+{
+	const struct bb_header *h = (const void *)image;
+
+	if (bytes < (__u64)BB_FIRST_BLOCK * BB_BLOCK_BYTES || bytes % BB_BLOCK_BYTES) {
+		WHY("the filter image is %llu bytes, not a whole map", (unsigned long long)bytes);
+		return -EBADMSG;
+	}
+	if (h->magic != BB_MAGIC) {
+		WHY("the filter image has no filter header");
+		return -EBADMSG;
+	}
+	if (h->abi_version != BB_ABI_VERSION) {
+		WHY("the filter is of ABI %u, this bloomblock reads %u: build it again "
+		    "with this version", h->abi_version, BB_ABI_VERSION);
+		return -EPROTO;
+	}
+	if (!bb_k_valid(h->k) || !h->nblocks || h->nblocks > BB_MAX_BLOCKS ||
+	    h->allow_blocks > BB_MAX_BLOCKS ||
+	    bb_filter_elements(h->nblocks, h->allow_blocks) * BB_BLOCK_BYTES != bytes) {
+		WHY("the filter image's header does not match its size");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
+{
+	const struct bbf_section *sec;
+	struct bbf_header h;
+	struct stat st;
+	__u64 end = 0, expect;
+	unsigned int i;
+	const __u8 *b;
+	int fd, err;
+
+	memset(f, 0, sizeof(*f));
+	why[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		WHY("%s", strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		WHY("%s", strerror(-err));
+		return err;
+	}
+	f->size = (size_t)st.st_size;
+	if (f->size < sizeof(h)) {
+		close(fd);
+		{
+		WHY("%zu bytes: shorter than a filter file's header", f->size);
+		return -EBADMSG;
+	}
+	}
+	f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (f->map == MAP_FAILED) {
+		err = -errno;
+		f->map = NULL;
+		WHY("cannot map it: %s", strerror(-err));
+		return err;
+	}
+	b = f->map;
+	memcpy(&h, b, sizeof(h));
+	err = -EBADMSG;
+	if (memcmp(h.magic, BBF_MAGIC, sizeof(h.magic))) {
+		WHY("not a bloomblock filter file (no BBFILTER magic)");
+		goto bad;
+	}
+	if (h.byte_order != BBF_BYTE_ORDER) {
+		err = -EPROTO;
+		WHY(h.byte_order == __builtin_bswap32(BBF_BYTE_ORDER) ?
+		    "written on a machine of the other byte order" : "a corrupt byte-order mark");
+		goto bad;
+	}
+	expect = h.header_xxh;
+	h.header_xxh = 0;
+	if (XXH64(&h, sizeof(h), 0) != expect) {
+		WHY("its header is corrupt (checksum)");
+		goto bad;
+	}
+	if (h.version != BBF_VERSION) {
+		err = -EPROTO;
+		WHY("filter file version %u; this bloomblock reads version %u", h.version,
+		    BBF_VERSION);
+		goto bad;
+	}
+	if (h.kind != BBF_KIND_FILTER) {
+		err = -EPROTO;
+		WHY("a file of kind %u, not a filter (kind %u)", h.kind, BBF_KIND_FILTER);
+		goto bad;
+	}
+	if (h.file_size != f->size) {
+		WHY("%zu bytes, its header says %llu: %s", f->size,
+		    (unsigned long long)h.file_size, f->size < h.file_size ? "truncated" :
+		    "bytes after its end");
+		goto bad;
+	}
+	if (!h.n_sections || h.n_sections > BBF_MAX_SECTIONS ||
+	    sizeof(h) + h.n_sections * sizeof(*sec) > f->size) {
+		WHY("its section table is corrupt");
+		goto bad;
+	}
+	sec = (const void *)(b + sizeof(h));
+	if (XXH64(sec, h.n_sections * sizeof(*sec), 0) != h.table_xxh) {
+		WHY("its section table is corrupt (checksum)");
+		goto bad;
+	}
+	end = sizeof(h) + h.n_sections * sizeof(*sec);
+	for (i = 0; i < h.n_sections; i++) {
+		__u64 o = sec[i].offset, n = sec[i].size, j;
+
+		if (o % BBF_ALIGN || o < end || o > f->size || n > f->size - o) {
+			WHY("section %u lies outside the file", i);
+			goto bad;
+		}
+		for (j = end; j < o; j++)	/* the padding before it */
+			if (b[j]) {
+				WHY("a byte between sections is not zero (offset %llu)",
+				    (unsigned long long)j);
+				goto bad;
+			}
+		if (XXH64(b + o, n, 0) != sec[i].xxh) {
+			WHY("its %s section is corrupt (checksum)",
+			    sec[i].type == BBF_SEC_IMAGE ? "filter" :
+			    sec[i].type == BBF_SEC_SOURCES ? "sources" : "unknown");
+			goto bad;
+		}
+		if (sec[i].type == BBF_SEC_IMAGE) {
+			f->image = (const void *)(b + o);
+			f->image_bytes = n;
+		} else if (sec[i].type == BBF_SEC_SOURCES) {
+			f->sources = (const char *)(b + o);
+			f->sources_len = n;
+		}
+		end = o + n;
+	}
+	if (end != f->size) {
+		WHY("bytes after its last section");
+		goto bad;
+	}
+	if (!f->image) {
+		WHY("no filter section");
+		goto bad;
+	}
+	err = check_image(f->image, f->image_bytes, why, why_size);
+	if (err)
+		goto bad;
+	f->hdr = f->map;
+	return 0;
+bad:
+	bbf_close(f);
+	return err;
+}
+
+void bbf_close(struct bbf_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->size);
+	memset(f, 0, sizeof(*f));
+}
