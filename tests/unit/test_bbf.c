@@ -260,10 +260,11 @@ static void test_wrong(void)
 		__u8 *b = malloc(file_size);
 		struct bbf_header *h = (void *)b;
 		struct bbf_section *s = (void *)(b + sizeof(*h));
-		struct bb_header *ih = (void *)(b + s[0].offset);
+		struct bb_header *ih;
 		struct bbf_file bf;
 
 		memcpy(b, file, file_size);
+		ih = (void *)(b + s[0].offset);	/* read after the copy: malloc's bytes are not the file's */
 		ih->abi_version = BB_ABI_VERSION - 1;
 		s[0].xxh = XXH64(ih, s[0].size, 0);
 		h->table_xxh = XXH64(s, h->n_sections * sizeof(*s), 0);
