@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
+#include "state.h"
 
 static void usage(FILE *out)
 {
@@ -77,7 +78,8 @@ static int url_host_entry(const struct bb_entry *url, struct bb_entry *host, cha
  * its host alone, as the ClientHello's SNI: the path of HTTPS is never seen.
  * Returns 1 listed, 0 not listed, <0 bad item.
  */
-static int check_one(const struct bb_image *img, const char *item, json_t *results)
+static int check_one(const struct bb_image *img, const struct bb_index_view *index,
+		     const char *item, json_t *results)
 {
 	const struct bb_header *hdr = (const void *)&img->blocks[BB_HEADER_INDEX];
 	const struct bb_config *cfg = (const void *)&img->blocks[BB_CONFIG_INDEX];
@@ -85,7 +87,9 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 	bool https = !strncasecmp(item, "https://", 8);
 	json_t *seen = results ? json_array() : NULL;
 	struct bb_entry entry, host;
-	const char *why = NULL, *by;
+	const char *why = NULL, *by, *status;
+	const struct bb_index_rec *rec = NULL;
+	char source[600] = "";
 	int listed, allowed;
 
 	if (bb_list_parse_item(item, &entry, text, sizeof(text), &why) < 0) {
@@ -139,16 +143,35 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 	listed = bb_image_match_entry(img->blocks, &entry);
 	/* the kernel asks the allowlist only after a hit */
 	allowed = listed && bb_image_allowed(img->blocks, &entry);
+	/* which list holds it, when the index says; else a false positive */
+	if (listed && index && bb_image_attribute(img->blocks, index, &entry, &rec))
+		snprintf(source, sizeof(source), "%s:%u", bb_index_source(index, rec->src),
+			 rec->line);
+	if (listed && !rec && index)
+		status = allowed ? "allowed (a false positive, and the allowlist passes it)" :
+			 "listed, a false positive: no list holds it";
+	else if (allowed)
+		status = "allowed (listed, and the allowlist passes it)";
+	else
+		status = listed ? "listed" : "not listed";
 	if (results) {
-		json_array_append_new(results, json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}",
-							 "item", item, "kind",
-							 bb_entry_kind_name(entry.kind), "listed", listed,
-							 "allowed", allowed, "by", by, "seen_in", seen,
-							 "note", where[0] ? where : NULL));
+		json_t *o = json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}", "item", item, "kind",
+				      bb_entry_kind_name(entry.kind), "listed", listed,
+				      "allowed", allowed, "by", by, "seen_in", seen,
+				      "note", where[0] ? where : NULL);
+
+		if (listed && index) {
+			json_object_set_new(o, "false_positive", json_boolean(!rec));
+			json_object_set_new(o, "listed_in", rec ?
+					    json_pack("{s:s, s:i}", "file",
+						      bb_index_source(index, rec->src), "line",
+						      (int)rec->line) : json_null());
+		}
+		json_array_append_new(results, o);
 	} else {
-		printf("%s: %s%s%s\n", item, allowed ? "allowed (listed, maybe, and the allowlist "
-		       "passes it)" : listed ? "listed (maybe)" : "not listed",
-		       where[0] ? ": " : "", where);
+		printf("%s: %s%s%s%s%s%s\n", item, status, source[0] ? " (" : "", source,
+		       source[0] ? ")" : listed && !index ? " (maybe)" : "", where[0] ? ": " : "",
+		       where);
 	}
 	return listed && !allowed;
 }
@@ -156,6 +179,8 @@ static int check_one(const struct bb_image *img, const char *item, json_t *resul
 int cmd_check(int argc, char **argv)
 {
 	bool any_missing = false, bad = false, items_only = false;
+	const struct bb_index_view *index;
+	struct bb_index_view index_view;
 	struct bb_instance inst;
 	json_t *results = NULL;
 	struct bb_image img;
@@ -194,12 +219,13 @@ int cmd_check(int argc, char **argv)
 	}
 	if (bb_opts.json)
 		results = json_array();
+	index = bb_state_index(img.blocks, &index_view) ? NULL : &index_view;
 
 	for (i = 1; i < argc; i++) {
 		int r;
 
 		if (strcmp(argv[i], "-")) {
-			r = check_one(&img, argv[i], results);
+			r = check_one(&img, index, argv[i], results);
 			bad |= r < 0;
 			any_missing |= r == 0;
 			continue;
@@ -214,13 +240,14 @@ int cmd_check(int argc, char **argv)
 				line[--len] = 0;
 			if (!len)
 				continue;
-			r = check_one(&img, line, results);
+			r = check_one(&img, index, line, results);
 			bad |= r < 0;
 			any_missing |= r == 0;
 		}
 		free(line);
 	}
 	bb_image_close(&img);
+	bb_index_close(&index_view);
 	if (results)
 		bb_json_print(results);
 	if (bad)

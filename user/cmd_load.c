@@ -112,9 +112,42 @@ static void tally_entry(void *ctx, unsigned int thread, const struct bb_entry *e
 }
 
 /* The second pass: each entry's keys set in the new map as it is parsed. */
+struct stream_pass {
+	struct bb_filter_stream *stream;
+	struct load_run *run;
+	unsigned int src;	/* the list being scanned */
+	size_t lines;		/* its lines in the parts so far */
+};
+
 static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
 {
-	bb_filter_stream_add(ctx, thread, e);
+	bb_filter_stream_add(((struct stream_pass *)ctx)->stream, thread, e);
+}
+
+static void stream_part(void *ctx, unsigned int thread, size_t part)
+{
+	bb_filter_stream_part(((struct stream_pass *)ctx)->stream, thread, part);
+}
+
+/* A part's lines, in order: where the next part's lines start, for the index. */
+static void stream_part_lines(void *ctx, size_t part, size_t lines)
+{
+	struct stream_pass *sp = ctx;
+	struct load_run *run = sp->run;
+	size_t **base = &run->part_base[sp->src], *n = &run->n_parts[sp->src];
+
+	if (part >= *n) {
+		size_t *b = realloc(*base, (part + 1) * sizeof(**base));
+
+		if (!b) {
+			run->index.err = -ENOMEM;
+			return;
+		}
+		*base = b;
+		*n = part + 1;
+	}
+	(*base)[part] = sp->lines;
+	sp->lines += lines;
 }
 
 /*
@@ -279,19 +312,25 @@ static int stream_build(struct load_run *run)
 {
 	const struct list_args *la = &run->o->lists;
 	struct bb_list_opts quiet = run->lopts;
-	struct bb_list_sink sink = { .entry = stream_entry };
+	struct stream_pass sp = { .run = run };
+	struct bb_list_sink sink = { .entry = stream_entry, .ctx = &sp, .part = stream_part,
+				     .part_lines = stream_part_lines };
 	struct bb_filter_stream *stream;
 	int i, err, end;
 
 	quiet.report = NULL;	/* the first pass reported */
 	quiet.info = NULL;
+	run->fopts.index = run->o->build || run->o->no_index ? NULL : &run->index;
 	err = bb_filter_stream_begin(&run->filter, &run->tally, &run->fopts, &stream);
+	run->fopts.index = NULL;
 	if (err)
 		return err;
-	sink.ctx = stream;
+	sp.stream = stream;
 	for (i = 0; i < la->n && !err; i++) {
 		struct bb_list_counts again;
 
+		sp.src = la->v[i].read.source;
+		sp.lines = 0;
 		quiet.file = la->v[i].read;
 		err = bb_list_scan_file(la->v[i].path, &quiet, &sink, &again);
 		if (!err && memcmp(&again, &run->file_counts[i], sizeof(again)))
@@ -576,6 +615,42 @@ static int bbf_copy(struct load_run *run)
 	return 0;
 }
 
+/*
+ * 6. The key index of the filter now live (what check and hit events attribute a hit
+ * with): built on the in-memory list, or from the streamed pass's records, and
+ * written to the state directory with the live generation and map. A failure here
+ * leaves the new filter live and says the index is missing: `check` then says so.
+ */
+static void write_index(struct load_run *run)
+{
+	const struct list_args *la = &run->o->lists;
+	const char *sources[BB_INDEX_MAX_SOURCES];
+	char path[512];
+	unsigned int i, n_src = 0;
+	int err;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_INDEX))
+		return;
+	if (run->from_bbf || run->o->no_index) {
+		unlink(path);	/* a filter file holds none yet; an old one would mislead */
+		return;
+	}
+	if (run->streamed)
+		err = run->index.err ?: bb_index_rebase(&run->index, run->part_base, run->n_parts,
+							BB_INDEX_MAX_SOURCES);
+	else
+		err = bb_filter_index(&run->filter, &run->list, run->o->threads, &run->index);
+	for (i = 0; i < (unsigned int)la->n && i < BB_INDEX_MAX_SOURCES; i++)
+		sources[n_src++] = load_list_name(la->v[i].path);
+	err = err ?: bb_index_write(&run->index, path, sources, n_src, run->filter.hdr.seed,
+				    run->filter.hdr.generation, run->filter.allow_hdr.map_id);
+	if (err) {
+		unlink(path);
+		pr_warn("the key index could not be written (%s): check cannot say which list "
+			"holds a hit\n", strerror(-err));
+	}
+}
+
 /* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
 static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 {
@@ -604,6 +679,7 @@ int cmd_load(int argc, char **argv)
 	int ret = load_parse_args(argc, argv, &o, false), err;
 	char allow_path[512], guard_path[512];
 	struct bb_attachment att[1];
+	int i;
 
 	if (ret >= 0)
 		goto out;
@@ -640,6 +716,7 @@ int cmd_load(int argc, char **argv)
 		undo(&run);
 		ret = BB_EXIT_ERROR;
 	} else {
+		write_index(&run);
 		load_report_filter(&run);
 		if (bb_attachments(bb_opts.pin_dir, att, 1) == 0)
 			pr_info("staged under %s, attached nowhere: load -i IFACE attaches it\n",
@@ -655,6 +732,9 @@ int cmd_load(int argc, char **argv)
 	free(run.tallies);
 	free(run.file_counts);
 	bbf_close(&run.bbf);
+	bb_index_free(&run.index);
+	for (i = 0; i < BB_INDEX_MAX_SOURCES; i++)
+		free(run.part_base[i]);
 	close(run.lock);
 out:
 	free(o.lists.v);

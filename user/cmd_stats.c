@@ -210,6 +210,21 @@ static bool guard_items(json_t *items)
 	return on;
 }
 
+/* The key index, when it is the live filter's: null otherwise. */
+static json_t *index_json(const struct bb_index_view *v)
+{
+	json_t *lists;
+	unsigned int i;
+
+	if (!v->map)
+		return json_null();
+	lists = json_array();
+	for (i = 0; i < v->n_sources; i++)
+		json_array_append_new(lists, json_string(v->sources[i]));
+	return json_pack("{s:I, s:I, s:o}", "keys", (json_int_t)v->n, "bytes",
+			 (json_int_t)v->size, "lists", lists);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct bb_attachment att[64];
@@ -218,6 +233,7 @@ int cmd_status(int argc, char **argv)
 	static const struct bb_allow_header no_allowlist;
 	const struct bb_allow_header *ah;
 	struct bb_image img;
+	struct bb_index_view index;
 	int err, n, i;
 	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
 	unsigned int probes[BB_CHECK_MAX];
@@ -242,6 +258,7 @@ int cmd_status(int argc, char **argv)
 	     BB_BLOCK_BYTES <= img.map_size ? (const void *)&img.blocks[bb_allow_index(hdr->nblocks)] :
 	     &no_allowlist;
 	kept = kept_items();
+	bb_state_index(img.blocks, &index);
 	fill_fpr = bb_image_key_fpr(img.blocks);
 	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, probes);
 	for (i = 0; i < BB_CHECK_MAX; i++) {
@@ -289,8 +306,10 @@ int cmd_status(int argc, char **argv)
 
 			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
 								  "items", items));
+			json_object_set_new(j, "index", index_json(&index));
 		}
 		bb_json_print(j);
+		bb_index_close(&index);
 		bb_image_close(&img);
 		return BB_EXIT_OK;
 	}
@@ -330,11 +349,19 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
 	printf("state dir    %s\n", bb_state_dir());
+	if (index.map)
+		printf("index        %zu keys from %u list%s, %zu bytes (%zu a key): check names "
+		       "the list and line of a hit\n", index.n, index.n_sources,
+		       index.n_sources == 1 ? "" : "s", index.size,
+		       index.n ? index.size / index.n : 0);
+	else
+		printf("index        none of this filter: check cannot name the list of a hit\n");
 	if (access(guard_off_path(), F_OK))
 		printf("guard        on: never dropped (load --no-guard to turn it off)\n");
 	else
 		printf("guard        off (load --guard to turn it on)\n");
 	guard_items(NULL);
+	bb_index_close(&index);
 	bb_image_close(&img);
 	return BB_EXIT_OK;
 }

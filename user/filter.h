@@ -112,6 +112,8 @@ struct bb_filter_opts {
 	double fpr;		/* target per check of a packet (enum bb_check); 0 means
 				 * BB_FPR_DEFAULT */
 	__u64 capacity;		/* keys to size for, at least: room to grow; 0: none */
+	struct bb_index *index;	/* a streamed build records its keys here (unsorted,
+				 * lines in parts: bb_index_rebase()); NULL: not */
 	__u64 seed;		/* 0: random */
 	__u32 flags;		/* header flags to set, e.g. BB_HDR_F_DROP */
 	unsigned int threads;	/* 0: one per online CPU */
@@ -179,6 +181,15 @@ void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
  * 0, or -ENOSPC when an allowlist key found no room (the tally was not this list's).
  */
 int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats);
+/* The part (its ordinal in the file) whose entries come next on thread: for the index. */
+void bb_filter_stream_part(struct bb_filter_stream *stream, unsigned int thread, size_t part);
+/*
+ * A streamed build's index, its lines made lines of the files: base[src][part] is
+ * the number of lines of list src before its part part (parts[src] of them); then
+ * sorted.
+ */
+int bb_index_rebase(struct bb_index *x, size_t *const *base, const size_t *parts,
+		    unsigned int n_src);
 
 /*
  * Size of the whole map image (header, config, short tables, bit blocks and, when
@@ -257,6 +268,67 @@ int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry)
  */
 int bb_image_allow_add(struct bb_block *image, const struct bb_entry *e);
 int bb_image_allow_remove(struct bb_block *image, const struct bb_entry *e);
+
+/*
+ * The key index (filter_index.c): every key a filter holds, by hash, with where its
+ * entry came from. A record's line is the line in its list; in a streamed build,
+ * the line in a part of it (part) until bb_index_rebase() makes it the file's.
+ */
+struct bb_index_rec {
+	__u64 h;
+	__u32 line;
+	__u16 part;
+	__u8 src;		/* bb_entry.src: which list */
+	__u8 kind;		/* enum bb_key_kind */
+};
+
+struct bb_index {
+	struct bb_index_rec *recs;
+	size_t n, cap;
+	int err;		/* an allocation failed: the index is incomplete */
+};
+
+#define BB_INDEX_MAX_SOURCES	256
+
+/* A written index, mapped read-only. */
+struct bb_index_view {
+	void *map;
+	size_t size;
+	const struct bb_index_rec *recs;	/* sorted by h */
+	size_t n;
+	__u64 seed, generation;
+	__u32 map_id;
+	const char *sources[BB_INDEX_MAX_SOURCES];
+	unsigned int n_sources;
+};
+
+/* The hash of an address prefix as its own key: how the index keeps short prefixes. */
+__u64 bb_prefix_hash(const struct bb_entry *e, __u64 seed);
+/* The index of an in-memory build's filter: every entry's keys again, on threads, sorted. */
+int bb_filter_index(const struct bb_filter *filter, const struct bb_list *list,
+		    unsigned int threads, struct bb_index *out);
+/* Move from's records to the end of to's. */
+int bb_index_append(struct bb_index *to, struct bb_index *from);
+int bb_index_sort(struct bb_index *x);
+void bb_index_free(struct bb_index *x);
+/* Written to a temporary name beside path, then renamed. */
+int bb_index_write(const struct bb_index *x, const char *path, const char *const *sources,
+		   unsigned int n_sources, __u64 seed, __u64 generation, __u32 map_id);
+int bb_index_open(const char *path, struct bb_index_view *v);
+void bb_index_close(struct bb_index_view *v);
+/* The records of hash h: their count, the first at *first. */
+size_t bb_index_find(const struct bb_index_view *v, __u64 h, size_t *first);
+const char *bb_index_source(const struct bb_index_view *v, unsigned int src);
+/* 1 when v is the index of the filter in image: the same seed, generation and map. */
+int bb_index_describes(const struct bb_index_view *v, const struct bb_block *image);
+/*
+ * Which list holds what the kernel would match for an entry: the same lookups as
+ * bb_image_match_entry(), a key counting only when the index holds it too. 1 with
+ * *rec the first record found; 0 when no key the lookups probe is in the index (a
+ * hit of bb_image_match_entry() is then a false positive).
+ */
+int bb_image_attribute(const struct bb_block *image, const struct bb_index_view *index,
+		       const struct bb_entry *entry, const struct bb_index_rec **rec);
 
 /* Key encodings of names and URLs: kind tag then text. Returns the key length. */
 __u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len);

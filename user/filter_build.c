@@ -89,9 +89,15 @@ void batch_flush(struct build_job *job)
 	job->n_batch = 0;
 }
 
-static void key_push(struct build_job *job, __u64 h)
+static void key_push(struct build_job *job, __u64 h, enum bb_key_kind kind)
 {
 	unsigned int b = h >> (64 - SORT_BUCKET_BITS);
+
+	if (job->index) {
+		index_push(job, h, kind);
+		if (job->index_only)
+			return;
+	}
 
 	if (job->stream) {
 		/* the block is a cache miss: ask for it now, set it a batch later */
@@ -115,6 +121,11 @@ static void add_ip(struct build_job *job, const struct bb_entry *e)
 	__u8 addr[16];
 
 	memcpy(addr, e->addr, bytes);
+	if (p <= BB_SHORT_PLEN && job->index_only) {
+		/* exact in the short table; the index keeps the prefix as its own key */
+		index_push(job, bb_prefix_hash(e, job->seed), v4 ? BB_KEY_IP4 : BB_KEY_IP6);
+		return;
+	}
 	if (p <= BB_SHORT_PLEN) {
 		struct bb_block *table = v4 ? filter->short_v4 : filter->short_v6;
 		__u32 mask = p ? 0xffffU << (BB_SHORT_PLEN - p) : 0;
@@ -125,6 +136,8 @@ static void add_ip(struct build_job *job, const struct bb_entry *e)
 			__atomic_fetch_or(&table[i / BB_BLOCK_BITS].words[i % BB_BLOCK_BITS / 64],
 					  1ULL << (i % 64), __ATOMIC_RELAXED);
 		job->flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
+		if (job->index)
+			index_push(job, bb_prefix_hash(e, job->seed), v4 ? BB_KEY_IP4 : BB_KEY_IP6);
 		return;
 	}
 	l = plen_for(plan, p);
@@ -134,12 +147,12 @@ static void add_ip(struct build_job *job, const struct bb_entry *e)
 			struct bb_key_ip4 key;
 
 			bb_key_ip4_make(&key, addr, l);
-			key_push(job, bb_hash_ip4(&key, job->seed));
+			key_push(job, bb_hash_ip4(&key, job->seed), BB_KEY_IP4);
 		} else {
 			struct bb_key_ip6 key;
 
 			bb_key_ip6_make(&key, addr, l);
-			key_push(job, bb_hash_ip6(&key, job->seed));
+			key_push(job, bb_hash_ip6(&key, job->seed), BB_KEY_IP6);
 		}
 		if (i + 1 < count)
 			addr_step(addr, bytes, l);
@@ -163,10 +176,11 @@ static void add_text(struct build_job *job, const enum bb_key_kind *kinds, unsig
 	for (i = 0; i < n; i++) {
 		job->keys_by_kind[kinds[i]]++;
 		if (kinds[i] == BB_KEY_URL)
-			key_push(job, XXH64(key, bb_key_text(key, kinds[i], text, len), job->seed));
+			key_push(job, XXH64(key, bb_key_text(key, kinds[i], text, len), job->seed),
+				 kinds[i]);
 		else
 			key_push(job, bb_hash_name(kinds[i], (const __u8 *)text, (__u32)len,
-						   job->seed));
+						   job->seed), kinds[i]);
 	}
 }
 
@@ -178,6 +192,8 @@ void add_entry(struct build_job *job, const struct bb_entry *e)
 
 	if (e->flags & BB_ENTRY_F_ALLOW)
 		return;		/* the allowlist's: not in the Bloom filter */
+	job->cur_src = e->src;
+	job->cur_line = e->line;
 	switch (e->kind) {
 	case BB_ENTRY_IP4:
 	case BB_ENTRY_IP6:

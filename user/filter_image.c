@@ -26,9 +26,56 @@ static const struct bb_header *image_header(const struct bb_block *image)
 	return hdr;
 }
 
+/*
+ * Attribution (bb_image_attribute()): while it runs, a key hits only when its bits are
+ * set and the index holds it, and the short tables' bits count only for a prefix the
+ * index holds; of the first key found, its first listing is kept. One query at a
+ * time: check's.
+ */
+static struct {
+	const struct bb_index_view *index;
+	const struct bb_index_rec *found;
+} attr;
+
+/* A key the index holds: its first listing (the lowest list, then line) is kept. */
+static int index_hit(__u64 h)
+{
+	const struct bb_index_rec *r, *best;
+	size_t first, n;
+
+	n = bb_index_find(attr.index, h, &first);
+	if (!n)
+		return 0;
+	if (attr.found)
+		return 1;
+	best = r = &attr.index->recs[first];
+	for (; n--; r++)
+		if (r->src < best->src || (r->src == best->src && r->line < best->line))
+			best = r;
+	attr.found = best;
+	return 1;
+}
+
 static int image_test_hash(const struct bb_block *image, const struct bb_header *hdr, __u64 h)
 {
-	return bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k);
+	if (!bb_block_test(&image[BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks)], h, hdr->k))
+		return 0;
+	return !attr.index || index_hit(h);
+}
+
+/* Attribution of a short table's hit: the listed prefix of addr at /16 or shorter. */
+static int short_listed(const __u8 *addr_in, bool v4, int max_plen, __u64 seed)
+{
+	struct bb_entry e = { .kind = v4 ? BB_ENTRY_IP4 : BB_ENTRY_IP6 };
+	int p;
+
+	memcpy(e.addr, addr_in, v4 ? 4 : 16);
+	for (p = max_plen < BB_SHORT_PLEN ? max_plen : BB_SHORT_PLEN; p >= 0; p--) {
+		e.plen = (__u8)p;
+		if (index_hit(bb_prefix_hash(&e, seed)))
+			return 1;
+	}
+	return 0;
 }
 
 void bb_filter_from_image(struct bb_filter *f, const struct bb_block *image)
@@ -100,7 +147,8 @@ static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int
 		return 0;
 	/* the /16 bit covers addr/max_plen only when max_plen >= 16 */
 	if (hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT) && max_plen >= BB_SHORT_PLEN &&
-	    bb_short_test(&image[bb_short_index(v4, bb_short_prefix(addr))], bb_short_prefix(addr)))
+	    bb_short_test(&image[bb_short_index(v4, bb_short_prefix(addr))], bb_short_prefix(addr)) &&
+	    (!attr.index || short_listed(addr, v4, max_plen, hdr->seed)))
 		return 1;
 	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
 	n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
@@ -143,6 +191,8 @@ static int short_covers(const struct bb_block *image, const struct bb_header *hd
 
 	if (!(hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)))
 		return 0;
+	if (attr.index)
+		return short_listed(addr, v4, (int)plen, hdr->seed);
 	for (i = first; i < first + n; i++)
 		if (!bb_short_test(&image[bb_short_index(v4, i)], i))
 			return 0;
@@ -225,7 +275,8 @@ static __always_inline int bb_match_short(const struct image_match *c, int v4, c
 {
 	__u32 prefix16 = bb_short_prefix(addr);
 
-	return bb_short_test(&c->image[bb_short_index(v4, prefix16)], prefix16);
+	return bb_short_test(&c->image[bb_short_index(v4, prefix16)], prefix16) &&
+	       (!attr.index || short_listed(addr, v4, BB_SHORT_PLEN, c->hdr->seed));
 }
 
 #include "bb_match.h"
@@ -315,6 +366,20 @@ int bb_image_match_entry(const struct bb_block *image, const struct bb_entry *en
 	default:
 		return 0;
 	}
+}
+
+int bb_image_attribute(const struct bb_block *image, const struct bb_index_view *index,
+		       const struct bb_entry *entry, const struct bb_index_rec **rec)
+{
+	int hit;
+
+	attr.index = index;
+	attr.found = NULL;
+	hit = bb_image_match_entry(image, entry);
+	*rec = hit ? attr.found : NULL;
+	attr.index = NULL;
+	attr.found = NULL;
+	return hit && *rec;
 }
 
 /*

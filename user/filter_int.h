@@ -37,7 +37,17 @@ struct build_job {
 	unsigned int n_batch;
 	__u64 batch[STREAM_BATCH];
 	__u64 repeats;			/* keys whose bits were all set already */
+	/* the key index (filter_index.c): every key pushed is recorded with where its
+	 * entry came from; index_only: recorded, nothing else */
+	struct bb_index *index;
+	bool index_only;
+	__u8 cur_src;
+	__u16 cur_part;
+	__u32 cur_line;
 };
+
+/* Record key h of kind in the job's index, from its current entry. -ENOMEM sticks. */
+void index_push(struct build_job *job, __u64 h, enum bb_key_kind kind);
 
 /* The probe length prefixes of length p expand to under plan; 0: none (short). */
 unsigned int plen_for(const struct bb_plen_plan *plan, unsigned int p);

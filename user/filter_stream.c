@@ -102,6 +102,8 @@ struct bb_filter_stream {
 	size_t second_len;
 	pthread_mutex_t allow_lock;	/* the allowlist's entries are few: one lock */
 	int allow_err;
+	struct bb_index *index;		/* opts->index: where the jobs' records go */
+	struct bb_index job_index[BB_BUILD_MAX_THREADS];
 	struct build_job jobs[BB_BUILD_MAX_THREADS];
 };
 
@@ -175,11 +177,13 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 		/* random writes all over it: huge pages spare the TLB, where there are any */
 		madvise(stream->second, stream->second_len, MADV_HUGEPAGE);
 	}
+	stream->index = opts->index;
 	for (t = 0; t < BB_BUILD_MAX_THREADS; t++)
 		stream->jobs[t] = (struct build_job){
 			.filter = filter, .seed = seed, .stream = true,
 			.blocks = t == 0 || !stream->second ? filter->blocks : stream->second,
 			.atomic = t > 0 && threads > 2,
+			.index = opts->index ? &stream->job_index[t] : NULL,
 		};
 	*out = stream;
 	return 0;
@@ -206,6 +210,11 @@ void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
 	pthread_mutex_unlock(&stream->allow_lock);
 }
 
+void bb_filter_stream_part(struct bb_filter_stream *stream, unsigned int thread, size_t part)
+{
+	stream->jobs[thread % BB_BUILD_MAX_THREADS].cur_part = (__u16)part;
+}
+
 int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats)
 {
 	__u64 *dst, *src;
@@ -228,6 +237,12 @@ int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats)
 		munmap(stream->second, stream->second_len);
 	}
 	err = stream->allow_err;
+	for (t = 0; t < BB_BUILD_MAX_THREADS; t++) {
+		int e = stream->index ? bb_index_append(stream->index, &stream->job_index[t]) : 0;
+
+		err = err ?: e;
+		bb_index_free(&stream->job_index[t]);
+	}
 	pthread_mutex_destroy(&stream->allow_lock);
 	free(stream);
 	return err;

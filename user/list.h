@@ -31,8 +31,9 @@ struct bb_entry {
 	__u8 kind;		/* enum bb_entry_kind */
 	__u8 plen;		/* IP: prefix length, 32 or 128 for one address */
 	__u8 flags;		/* enum bb_entry_flags */
-	__u8 pad;
+	__u8 src;		/* the list it came from: bb_file_opts.source */
 	__u8 addr[16];		/* IP: network byte order, host bits cleared; IPv4 in addr[0..3] */
+	__u32 line;		/* its line in that list, 1-based (a scan's: in its part) */
 	const char *text;	/* NAME: canonical name; URL: canonical "host/path"; else NULL */
 };
 
@@ -126,6 +127,7 @@ struct bb_file_opts {
 	bool urls_as_hosts;		/* a URL entry blocks its whole host instead */
 	const char *sets;		/* ipset: comma-separated set names to load; NULL: all */
 	bool allow;			/* an allowlist: every entry is an allowlist entry */
+	__u8 source;			/* the entries' src: which list, for the key index */
 	bool refuse_wide;		/* reject a block prefix over more global unicast
 					 * space than a /8 (bb_entry_too_wide()) */
 	const struct bb_entry *watch;	/* addresses and prefixes a block entry should not
@@ -223,7 +225,14 @@ int bb_list_parse_file(struct bb_list *list, const char *path, const struct bb_l
  */
 struct bb_list_sink {
 	void (*entry)(void *ctx, unsigned int thread, const struct bb_entry *e);
+	/* (ctx, then) optional: the part of the file (its ordinal) whose entries come next on
+	 * thread, their lines counted from the part's start; and once every part is
+	 * parsed, each part's number of lines, in order, so that a line in a part can be
+	 * made a line in the file.
+	 */
 	void *ctx;
+	void (*part)(void *ctx, unsigned int thread, size_t part);
+	void (*part_lines)(void *ctx, size_t part, size_t lines);
 };
 
 /*

@@ -381,6 +381,7 @@ int fmt_detect(const char *head, size_t len, bool whole, const struct bb_file_op
 	conf->urls_as_hosts = opts->urls_as_hosts;
 	conf->sets = opts->sets;
 	conf->allow = opts->allow;
+	conf->source = opts->source;
 	conf->refuse_wide = opts->refuse_wide;
 	conf->watch = opts->watch;
 	conf->n_watch = opts->n_watch < BB_WATCH_MAX ? opts->n_watch : BB_WATCH_MAX;

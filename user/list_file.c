@@ -39,6 +39,7 @@ struct file_part {
 	__u64 start, end;
 	struct bb_list list;	/* its entries in file order, not de-duplicated */
 	size_t first;		/* where its entries go in the file's list */
+	size_t line_base;	/* the lines of the parts before it (gather_parts()) */
 	struct reject_note *notes;
 	size_t n_notes, cap_notes;
 	char *note_text;
@@ -156,6 +157,8 @@ static void parse_part(struct parse_job *job, struct file_part *part, unsigned i
 	p->part = true;
 	p->sink = job->sink;
 	p->thread = thread;
+	if (job->sink && job->sink->part)
+		job->sink->part(job->sink->ctx, thread, (size_t)(part - job->parts));
 	p->conf = job->conf;
 	part->list.priv = p;
 	if (!r) {
@@ -250,9 +253,14 @@ static void *copy_worker(void *arg)
 	for (i = t; i < job->n_parts; i += job->threads) {
 		struct bb_list *pl = &job->parts[i].list;
 
-		if (pl->n)
-			memcpy(&job->list->entries[job->parts[i].first], pl->entries,
-			       pl->n * sizeof(*pl->entries));
+		if (pl->n) {
+			struct bb_entry *e = &job->list->entries[job->parts[i].first];
+			size_t k;
+
+			memcpy(e, pl->entries, pl->n * sizeof(*pl->entries));
+			for (k = 0; k < pl->n; k++)	/* a line in the part: one in the file */
+				e[k].line += (__u32)job->parts[i].line_base;
+		}
 		free(pl->entries);
 		pl->entries = NULL;
 	}
@@ -407,6 +415,9 @@ static int gather_parts(struct parse_job *job, const char *name, const struct bb
 					part->err_msg ?: strerror(-err));
 		}
 		bb_list_counts_add(&list->counts, &part->list.counts);
+		part->line_base = base;
+		if (job->sink && job->sink->part_lines)
+			job->sink->part_lines(job->sink->ctx, i, part->list.counts.lines);
 		for (k = 0; k < part->n_notes; k++) {
 			const struct reject_note *n = &part->notes[k];
 

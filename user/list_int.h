@@ -180,6 +180,7 @@ struct fmt_conf {
 	size_t header_len;
 	const char *sets;			/* ipset: sets to load, comma-separated */
 	bool allow;				/* every entry is an allowlist entry */
+	__u8 source;
 	bool refuse_wide;
 	const struct bb_entry *watch;
 	unsigned int n_watch;

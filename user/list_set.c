@@ -371,7 +371,7 @@ int add_counted(struct bb_list *list, const struct bb_entry *e)
 {
 	struct list_priv *p = list->priv;
 	char host_text[BB_NAME_MAX + 1];
-	struct bb_entry host, allowed;
+	struct bb_entry host, allowed, placed;
 	size_t *counted;
 	int err;
 
@@ -392,6 +392,11 @@ int add_counted(struct bb_list *list, const struct bb_entry *e)
 		if (err)
 			return err;
 	}
+	/* where it came from: the list, and the line (a part's, until the parts merge) */
+	placed = *e;
+	placed.line = (__u32)list->counts.lines;
+	placed.src = p && p->conf ? p->conf->source : 0;
+	e = &placed;
 	counted = e->flags & BB_ENTRY_F_ALLOW ? list->counts.allow : list->counts.accepted;
 	if (p && p->sink) {
 		/* a scan: no set, so every valid entry counts as accepted */

@@ -59,6 +59,7 @@ struct load_opts {
 	bool build;			/* bloomblock build: no instance, a file */
 	const char *output;		/* build -o FILE */
 	bool no_guard, guard;		/* --no-guard, --guard: given.guard says which came */
+	bool no_index;			/* --no-index: keep no key index (check cannot attribute) */
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
@@ -98,6 +99,10 @@ struct load_run {
 	struct bbf_file bbf;	/* a filter file loaded in place of lists */
 	bool from_bbf;
 	int bbf_index;		/* its place among the lists */
+	struct bb_index index;	/* the key index, written after the swap */
+	size_t *part_base[BB_INDEX_MAX_SOURCES];	/* streamed: each list's parts' first
+							 * lines, for the index */
+	size_t n_parts[BB_INDEX_MAX_SOURCES];
 	struct bb_guard guard;	/* what the host needs (guard.h) */
 	bool guard_on;
 };

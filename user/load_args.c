@@ -187,6 +187,9 @@ static const struct bb_option load_options[] = {
 	  "later loads)", bb_opt_flag, F(no_guard), G(guard), NULL },
 	{ "guard", 0, NULL, "the guard on again (after --no-guard)", bb_opt_flag, F(guard),
 	  G(guard), NULL },
+	{ "no-index", 0, NULL, "keep no key index (16 bytes a key in the state directory):\n"
+	  "check then cannot say which list and line hold a hit", bb_opt_flag, F(no_index), NG,
+	  NULL },
 	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
 	  bb_opt_choice, F(mode), G(mode), mode_words },
 	{ "fp", 0, "P", "false-positive rate of one check of a packet (its address,\n"
@@ -306,6 +309,8 @@ int list_arg_add(void *ctx, const char *path)
 	la->v[la->n].path = path;
 	la->v[la->n].origin = la->cur_origin ? la->cur_origin : "list";
 	la->v[la->n].read = la->cur;
+	/* which list an index record names: its place on the command line */
+	la->v[la->n].read.source = (__u8)(la->n < 255 ? la->n : 255);
 	memcpy(la->given[la->n], la->cur_given, sizeof(la->cur_given));
 	memset(la->trail_given, 0, sizeof(la->trail_given));
 	la->n++;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "filter.h"
 #include "state.h"
 
 const char *bb_state_dir(void)
@@ -100,5 +101,20 @@ int bb_state_remove(void)
 	closedir(dp);
 	if (rmdir(dir) && !err)
 		err = -errno;
+	return err;
+}
+
+int bb_state_index(const struct bb_block *image, struct bb_index_view *v)
+{
+	char path[512];
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = bb_state_path(path, sizeof(path), BB_STATE_INDEX);
+	err = err ?: bb_index_open(path, v);
+	if (!err && !bb_index_describes(v, image)) {
+		bb_index_close(v);
+		err = -ESTALE;
+	}
 	return err;
 }

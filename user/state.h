@@ -9,9 +9,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bloomblock.h"
+
+struct bb_index_view;
 
 #define BB_STATE_ROOT		"/run/bloomblock"
 #define BB_STATE_ALLOW		"allow.list"	/* one item a line, a plain list */
+#define BB_STATE_INDEX		"index.bin"	/* the live filter's key index (filter.h) */
 
 /*
  * The state directory: --state-dir, else BB_STATE_ROOT/ and the pin directory's path
@@ -20,6 +24,11 @@
 const char *bb_state_dir(void);
 /* A file in it. -ENAMETOOLONG when the path does not fit. */
 int bb_state_path(char *buf, size_t size, const char *name);
+/*
+ * The key index load wrote, opened when it is the index of the filter in image (the
+ * same seed, generation and map): 0, or <0 with *v empty (none, or another filter's).
+ */
+int bb_state_index(const struct bb_block *image, struct bb_index_view *v);
 
 /*
  * Take the instance's lock (made, with the directory, when missing): a load holds it

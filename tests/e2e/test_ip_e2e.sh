@@ -70,15 +70,20 @@ check_match "stats (text) names the dropped counter" '^dropped +[0-9]+' "$out"
 # ---- check ------------------------------------------------------------------------------
 run bb check 198.51.100.2
 check_rc "check 198.51.100.2 exits 0" 0
-check_match "check 198.51.100.2 says listed (maybe)" '198\.51\.100\.2.*listed \(maybe\)' "$out"
+check_eq "check 198.51.100.2 says listed, and where (the key index)" "$out" \
+	"198.51.100.2: listed ($LIST1:2)"
 run bb check 198.51.100.3
 check_rc "check 198.51.100.3 exits 1" 1
 check_match "check 198.51.100.3 says not listed" '198\.51\.100\.3.*not listed' "$out"
 run bb check 2001:db8:51::2 203.0.113.200 2001:db8:52:ffff::1
 check_rc "check of an IPv6 address and addresses inside listed CIDRs exits 0" 0
+check_eq "check names each one's line, a CIDR's for an address inside it" "$out" \
+	"2001:db8:51::2: listed ($LIST1:3)
+203.0.113.200: listed ($LIST1:5)
+2001:db8:52:ffff::1: listed ($LIST1:6)"
 run_stdin $'198.51.100.2\n2001:db8:51::2' bb check -
 check_rc "check - (stdin, all listed) exits 0" 0
-check_eq "check - prints one line per item" "$(grep -c 'listed (maybe)' <<<"$out")" 2
+check_eq "check - prints one line per item" "$(grep -c 'listed (' <<<"$out")" 2
 run_stdin $'198.51.100.2\n198.51.100.3' bb check -
 check_rc "check - (stdin, one not listed) exits 1" 1
 check_match "check - reports the unlisted one" '198\.51\.100\.3.*not listed' "$out"
@@ -113,6 +118,12 @@ expect_blocked "after reload: 198.51.100.3 is dropped" 198.51.100.3 $V4
 expect_pass "after reload: 2001:db8:51::2 passes" 2001:db8:51::2 $V6
 expect_blocked "after reload: 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
 expect_pass "after reload: 203.0.113.9 (CIDR no longer listed) passes" 203.0.113.9 $V4
+run bb check 198.51.100.3
+check_eq "after reload: check names the new list's line (a CRLF list)" "$out" \
+	"198.51.100.3: listed ($LIST2:2)"
+check_match "status: the index of this filter, its keys and lists" \
+	'^index +2 keys from [0-9]+ lists?, [0-9]+ bytes' "$(bb status)"
+check_eq "status -j: the index names the list" "$(bb_status '.index.lists[0]')" "$LIST2"
 
 # ---- reloads that must fail and leave the live filter alone ---------------------------------
 gen_unchanged() { check_eq "$1: generation still 2" "$(bb_status .filter.generation)" 2; }
@@ -258,6 +269,15 @@ expect_pass "guard: ... but never the gateway" 198.51.100.2 $V4
 in_dut ip route del default
 run bb load "$LIST2"
 check_rc "the second list again" 0
+
+# ---- --no-index: no stale index answers for this filter ----------------------------------------
+run bb load "$LIST2" --no-index
+check_rc "load --no-index exits 0" 0
+run bb check 198.51.100.3
+check_eq "--no-index: check says listed (maybe), naming no list" "$out" \
+	"198.51.100.3: listed (maybe)"
+check_eq "--no-index: status -j says there is no index" "$(bb_status .index)" null
+check_fails "--no-index: no index file is left" test -e "$BB_STATE_DIR/index.bin"
 
 # ---- unload -------------------------------------------------------------------------------------
 run bb unload -i bbd0

@@ -395,16 +395,23 @@ check_item() {	# check_item NAME ITEM WANT_RC WANT_TEXT
 		tap_not_ok "$1"; echo "# check $2: status $rc, expected $3 and '$4'"; diag "$out"; diag "$err"
 	fi
 }
-check_item "check evil.example: listed" evil.example 0 'listed (maybe)'
-check_item "check a.b.evil.example: listed" a.b.evil.example 0 'listed (maybe)'
-check_item "check EVIL.Example.: listed (canonical form)" EVIL.Example. 0 'listed (maybe)'
+# the key index names the list and line that hold each hit
+check_item "check evil.example: listed at names1.txt:2" evil.example 0 "listed ($LIST1:2)"
+check_item "check a.b.evil.example: listed, by its parent's line" a.b.evil.example 0 \
+	"listed ($LIST1:2)"
+check_item "check EVIL.Example.: listed (canonical form)" EVIL.Example. 0 "listed ($LIST1:2)"
 check_item "check notevil.example: not listed, exit 1" notevil.example 1 'not listed'
-check_item "check x.wild.example: listed" x.wild.example 0 'listed (maybe)'
+check_item "check x.wild.example: listed at :3" x.wild.example 0 "listed ($LIST1:3)"
 check_item "check wild.example: not listed" wild.example 1 'not listed'
-check_item "check hosted.example: listed" hosted.example 0 'listed (maybe)'
-check_item "check http://phish.test/login/x: listed" http://phish.test/login/x 0 'listed (maybe)'
+check_item "check hosted.example: listed at :7 (a hosts line)" hosted.example 0 "listed ($LIST1:7)"
+check_item "check http://phish.test/login/x: listed at :4" http://phish.test/login/x 0 \
+	"listed ($LIST1:4)"
 check_item "check http://www.phish.test/login/x?a=1: listed" "http://www.phish.test/login/x?a=1" 0 \
-	'listed (maybe)'
+	"listed ($LIST1:4)"
+run bb -j check evil.example
+check_eq "check -j: listed_in the list and line, not a false positive" \
+	"$(jq -c '.[0] | [.listed_in.file, .listed_in.line, .false_positive]' <<<"$out" 2>&1)" \
+	"[\"$LIST1\",2,false]"
 check_item "check http://phish.test/other: not listed" http://phish.test/other 1 'not listed'
 check_item "check phish.test: not listed" phish.test 1 'not listed'
 check_item "check localhost: not listed" localhost 1 'not listed'
@@ -447,7 +454,7 @@ deltas "$s0" "$(snap)"
 check_ge "allow: the counter allowed grew by the 4 allowed hits" "$(d allowed)" 4
 check_ge "allow: dns_hits counts the allowed queries as hits too" "$(d dns_hits)" 4
 check_item "check www.evil.example: allowed, exit 1" www.evil.example 1 'allowed'
-check_item "check mail.evil.example: listed, exit 0" mail.evil.example 0 'listed (maybe)'
+check_item "check mail.evil.example: listed, exit 0" mail.evil.example 0 "listed ($LIST1:2)"
 
 gen_a=$(bb_status .filter.generation)
 run bb allow a.b.evil.example http://phish.test/login/ok/

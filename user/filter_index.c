@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The key index: every key a filter holds, by its 64-bit hash, with the list and the
+ * line it came from. Built with the filter (or, streamed, while its bits are set),
+ * sorted, written beside the live filter; check and, later, hit events look keys up
+ * in it to say which list holds a hit, or that none does: a false positive.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bb_hash.h"
+#include "filter_int.h"
+
+__u64 bb_prefix_hash(const struct bb_entry *e, __u64 seed)
+{
+	if (e->kind == BB_ENTRY_IP4) {
+		struct bb_key_ip4 k;
+
+		bb_key_ip4_make(&k, e->addr, e->plen);
+		return bb_hash_ip4(&k, seed);
+	} else {
+		struct bb_key_ip6 k;
+
+		bb_key_ip6_make(&k, e->addr, e->plen);
+		return bb_hash_ip6(&k, seed);
+	}
+}
+
+void index_push(struct build_job *job, __u64 h, enum bb_key_kind kind)
+{
+	struct bb_index *x = job->index;
+
+	if (x->err)
+		return;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 4096;
+		struct bb_index_rec *r = realloc(x->recs, cap * sizeof(*r));
+
+		if (!r) {
+			x->err = -ENOMEM;
+			return;
+		}
+		x->recs = r;
+		x->cap = cap;
+	}
+	x->recs[x->n++] = (struct bb_index_rec){ .h = h, .line = job->cur_line,
+						 .part = job->cur_part, .src = job->cur_src,
+						 .kind = (__u8)kind };
+}
+
+void bb_index_free(struct bb_index *x)
+{
+	free(x->recs);
+	memset(x, 0, sizeof(*x));
+}
+
+int bb_index_append(struct bb_index *to, struct bb_index *from)
+{
+	struct bb_index_rec *r;
+
+	if (from->err)
+		return from->err;
+	if (!from->n)
+		return 0;
+	r = realloc(to->recs, (to->n + from->n) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	memcpy(r + to->n, from->recs, from->n * sizeof(*r));
+	to->recs = r;
+	to->n += from->n;
+	to->cap = to->n;
+	bb_index_free(from);
+	return 0;
+}
+
+/* LSD radix sort by the hash, 16 bits a pass; equal hashes keep their order. */
+int bb_index_sort(struct bb_index *x)
+{
+	struct bb_index_rec *tmp, *src = x->recs, *dst;
+	size_t *count, i;
+	unsigned int pass;
+
+	if (x->n < 2)
+		return 0;
+	tmp = malloc(x->n * sizeof(*tmp));
+	count = malloc(65536 * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	dst = tmp;
+	for (pass = 0; pass < 4; pass++) {
+		unsigned int shift = 16 * pass;
+		size_t sum = 0;
+
+		memset(count, 0, 65536 * sizeof(*count));
+		for (i = 0; i < x->n; i++)
+			count[(src[i].h >> shift) & 0xffff]++;
+		for (i = 0; i < 65536; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < x->n; i++)
+			dst[count[(src[i].h >> shift) & 0xffff]++] = src[i];
+		tmp = src;
+		src = dst;
+		dst = tmp;
+	}
+	/* four passes: the sorted records are back in the first buffer */
+	free(dst);
+	free(count);
+	x->recs = src;
+	return 0;
+}
+
+int bb_index_rebase(struct bb_index *x, size_t *const *base, const size_t *parts,
+		    unsigned int n_src)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		struct bb_index_rec *r = &x->recs[i];
+
+		if (r->src < n_src && r->part < parts[r->src])
+			r->line += (__u32)base[r->src][r->part];
+		r->part = 0;
+	}
+	return bb_index_sort(x);
+}
+
+/* ---- the in-memory build's index: one more pass over the entries, on threads ---- */
+
+static void *index_keys(void *arg)
+{
+	struct build_job *job = arg;
+	size_t i;
+
+	for (i = job->lo; i < job->hi; i++)
+		add_entry(job, &job->entries[i]);
+	return NULL;
+}
+
+int bb_filter_index(const struct bb_filter *filter, const struct bb_list *list,
+		    unsigned int threads, struct bb_index *out)
+{
+	struct build_job *jobs;
+	struct bb_index *parts;
+	unsigned int t;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	threads = build_threads(threads);
+	if (list->n < 4096 * (size_t)threads)
+		threads = 1;
+	jobs = calloc(threads, sizeof(*jobs));
+	parts = calloc(threads, sizeof(*parts));
+	if (!jobs || !parts) {
+		free(jobs);
+		free(parts);
+		return -ENOMEM;
+	}
+	for (t = 0; t < threads; t++)
+		jobs[t] = (struct build_job){
+			.filter = (struct bb_filter *)filter, .entries = list->entries,
+			.seed = filter->hdr.seed, .index = &parts[t], .index_only = true,
+			.lo = list->n / threads * t,
+			.hi = t + 1 == threads ? list->n : list->n / threads * (t + 1),
+		};
+	run_threads(index_keys, jobs, sizeof(jobs[0]), threads);
+	for (t = 0; t < threads; t++) {
+		int e = bb_index_append(out, &parts[t]);
+
+		err = err ?: e;
+		bb_index_free(&parts[t]);
+	}
+	free(jobs);
+	free(parts);
+	err = err ?: bb_index_sort(out);
+	if (err)
+		bb_index_free(out);
+	return err;
+}
+
+/* ---- the index file ---- */
+
+#define INDEX_MAGIC	"BBINDEX1"
+
+struct index_file_header {
+	char magic[8];
+	__u64 n_recs;
+	__u64 seed;		/* the filter's: the same key hashes */
+	__u64 generation;	/* the filter it describes */
+	__u32 map_id;
+	__u32 n_sources;
+	__u64 sources_bytes;	/* the sources' names, NUL-terminated, after the records */
+	__u8 pad[16];
+};
+
+_Static_assert(sizeof(struct index_file_header) == 64, "the index header is 64 bytes");
+_Static_assert(sizeof(struct bb_index_rec) == 16, "an index record is 16 bytes");
+
+int bb_index_write(const struct bb_index *x, const char *path, const char *const *sources,
+		   unsigned int n_sources, __u64 seed, __u64 generation, __u32 map_id)
+{
+	struct index_file_header h = { .n_recs = x->n, .seed = seed, .generation = generation,
+				       .map_id = map_id, .n_sources = n_sources };
+	char tmp[4096];
+	unsigned int i;
+	FILE *f;
+	int err = 0;
+
+	memcpy(h.magic, INDEX_MAGIC, sizeof(h.magic));
+	for (i = 0; i < n_sources; i++)
+		h.sources_bytes += strlen(sources[i]) + 1;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    (x->n && fwrite(x->recs, sizeof(*x->recs), x->n, f) != x->n))
+		err = -EIO;
+	for (i = 0; !err && i < n_sources; i++)
+		if (fwrite(sources[i], strlen(sources[i]) + 1, 1, f) != 1)
+			err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int bb_index_open(const char *path, struct bb_index_view *v)
+{
+	const struct index_file_header *h;
+	struct stat st;
+	const char *s, *end;
+	unsigned int i;
+	int fd;
+
+	memset(v, 0, sizeof(*v));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
+		close(fd);
+		return -EBADMSG;
+	}
+	v->size = (size_t)st.st_size;
+	v->map = mmap(NULL, v->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (v->map == MAP_FAILED) {
+		v->map = NULL;
+		return -errno;
+	}
+	h = v->map;
+	if (memcmp(h->magic, INDEX_MAGIC, 8) || h->n_sources > BB_INDEX_MAX_SOURCES ||
+	    h->n_recs > (v->size - sizeof(*h)) / sizeof(struct bb_index_rec) ||
+	    sizeof(*h) + h->n_recs * sizeof(struct bb_index_rec) + h->sources_bytes != v->size) {
+		bb_index_close(v);
+		return -EBADMSG;
+	}
+	v->recs = (const void *)(h + 1);
+	v->n = h->n_recs;
+	v->seed = h->seed;
+	v->generation = h->generation;
+	v->map_id = h->map_id;
+	s = (const char *)(v->recs + v->n);
+	end = (const char *)v->map + v->size;
+	for (i = 0; i < h->n_sources; i++) {
+		const char *z = memchr(s, '\0', (size_t)(end - s));
+
+		if (!z) {
+			bb_index_close(v);
+			return -EBADMSG;
+		}
+		v->sources[i] = s;
+		s = z + 1;
+	}
+	v->n_sources = h->n_sources;
+	return 0;
+}
+
+void bb_index_close(struct bb_index_view *v)
+{
+	if (v->map)
+		munmap(v->map, v->size);
+	memset(v, 0, sizeof(*v));
+}
+
+size_t bb_index_find(const struct bb_index_view *v, __u64 h, size_t *first)
+{
+	size_t lo = 0, hi = v->n, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v->recs[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo + n < v->n && v->recs[lo + n].h == h)
+		n++;
+	return n;
+}
+
+const char *bb_index_source(const struct bb_index_view *v, unsigned int src)
+{
+	return src < v->n_sources ? v->sources[src] : "?";
+}
+
+int bb_index_describes(const struct bb_index_view *v, const struct bb_block *image)
+{
+	const struct bb_header *hdr = (const void *)&image[BB_HEADER_INDEX];
+	const struct bb_allow_header *ah = hdr->allow_blocks ?
+		(const void *)&image[bb_allow_index(hdr->nblocks)] : NULL;
+
+	return v->seed == hdr->seed && v->generation == hdr->generation &&
+	       (!ah || v->map_id == ah->map_id);
+}
