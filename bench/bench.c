@@ -201,8 +201,8 @@ static int run_all(void)
 	static struct script_results script;
 	static struct table veth, targets;
 	struct table *const tables[] = {
-		&addr.cold_table, &addr.hot_table, &names.table, &addr.memory_table,
-		&addr.fpr_table, &load.table, &veth, &targets,
+		&addr.cold_table, &addr.hot_table, &addr.allow_table, &names.table,
+		&addr.memory_table, &addr.fpr_table, &load.table, &veth, &targets,
 	};
 	int err, i;
 

@@ -142,6 +142,11 @@ int bench_list_ip4(struct bb_list *list, __u32 n);
 int bench_list_ip6(struct bb_list *list, __u32 n);
 int bench_list_cidr(struct bb_list *list, __u32 n);
 /*
+ * Append count allowlist entries (BB_ENTRY_F_ALLOW): the /32s of non-members start,
+ * start + 1, ...: never members, so no member is allowed.
+ */
+int bench_list_allow_ip4(struct bb_list *list, __u32 start, __u32 count);
+/*
  * The name rows' list: `names` generated names and "bb-hit.example", parsed as list
  * lines (the real canonicalisation), then `ips` IPv4 members as entries; names 0: the
  * addresses alone.

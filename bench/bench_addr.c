@@ -3,7 +3,8 @@
  * The address rows: bloomblock's source-address check against a hash map, an LPM trie
  * and the kernel's Bloom filter map, at each list size. Per size: the comparator maps
  * and bloomblock's filters, then round by round the cache-cold runs (table 1a) and the
- * hot runs (1b), then each structure's memory (3) and its FPR on cold non-members (4).
+ * hot runs (1b), then what an allowlist adds to the IPv4 check (1c), each structure's
+ * memory (3) and its FPR on cold non-members (4).
  */
 #include <errno.h>
 #include <math.h>
@@ -22,19 +23,31 @@
 
 #define MISS_SPAN	BENCH_M31	/* non-members: the counter practically never wraps */
 #define FPR_START	(1U << 30)	/* FPR runs use non-members no timed run used */
+/* The allowlist: the last non-members below 2^31, past every timed and FPR run's. */
+#define ALLOW_START	(BENCH_M31 + 1 - ADDR_ALLOW_N)
+
+_Static_assert(ADDR_ALLOW_N == 100000, "the allowlist rows' names say 10^5");
+_Static_assert(FPR_START < ALLOW_START, "the FPR runs start below the allowlist");
 
 enum cold_row {
-	COLD_EMPTY, COLD_DERIVE, COLD_HASH, COLD_LPM, COLD_BLOOM, COLD_BB_IP4, COLD_HASH6,
-	COLD_LPM6, COLD_BB_IP6, COLD_BB_CIDR, COLD_LPM_CIDR, COLD_MAX,
+	COLD_EMPTY, COLD_DERIVE, COLD_HASH, COLD_LPM, COLD_BLOOM, COLD_BB_IP4, COLD_BB_ALLOW,
+	COLD_HASH6, COLD_LPM6, COLD_BB_IP6, COLD_BB_CIDR, COLD_LPM_CIDR, COLD_MAX,
 };
 
 enum hot_row {
 	HOT_EMPTY, HOT_PARSE4, HOT_PARSE6, HOT_HASH, HOT_LPM, HOT_BLOOM, HOT_IDEAL, HOT_BB_IP4,
-	HOT_HASH6, HOT_LPM6, HOT_BB_IP6, HOT_BB_CIDR, HOT_LPM_CIDR, HOT_MAX,
+	HOT_BB_ALLOW, HOT_HASH6, HOT_LPM6, HOT_BB_IP6, HOT_BB_CIDR, HOT_LPM_CIDR, HOT_MAX,
 };
 
-/* bloomblock's filters of one size, and the hot packets' kinds: one per list */
-enum filter_kind { FILTER_NONE = -1, FILTER_IP4, FILTER_IP6, FILTER_CIDR, FILTER_MAX };
+/*
+ * bloomblock's filters of one size, and the hot packets' kinds: one per list. ALLOW
+ * is the IPv4 list and ADDR_ALLOW_N allowlisted non-members: the same Bloom bits.
+ * Its rows come right after the plain IPv4 rows in every round (the enums' order),
+ * so that the two are compared back to back (table 1c).
+ */
+enum filter_kind {
+	FILTER_NONE = -1, FILTER_IP4, FILTER_IP6, FILTER_CIDR, FILTER_ALLOW, FILTER_MAX
+};
 
 static const char *const cold_names[COLD_MAX] = {
 	[COLD_EMPTY] = "empty XDP (floor)",
@@ -43,6 +56,7 @@ static const char *const cold_names[COLD_MAX] = {
 	[COLD_LPM] = "BPF_MAP_TYPE_LPM_TRIE",
 	[COLD_BLOOM] = "BPF_MAP_TYPE_BLOOM_FILTER (k=5)",
 	[COLD_BB_IP4] = "bloomblock IPv4",
+	[COLD_BB_ALLOW] = "bloomblock IPv4 + 10^5 allowlist",
 	[COLD_HASH6] = "BPF_MAP_TYPE_HASH IPv6",
 	[COLD_LPM6] = "BPF_MAP_TYPE_LPM_TRIE IPv6",
 	[COLD_BB_IP6] = "bloomblock IPv6",
@@ -59,6 +73,7 @@ static const char *const hot_names[HOT_MAX] = {
 	[HOT_BLOOM] = "parse + BLOOM_FILTER",
 	[HOT_IDEAL] = "parse + Bloom test, no map (lower bound)",
 	[HOT_BB_IP4] = "bloomblock_xdp IPv4",
+	[HOT_BB_ALLOW] = "bloomblock_xdp IPv4 + 10^5 allowlist",
 	[HOT_HASH6] = "parse + HASH IPv6",
 	[HOT_LPM6] = "parse + LPM_TRIE IPv6",
 	[HOT_BB_IP6] = "bloomblock_xdp IPv6",
@@ -316,13 +331,38 @@ static __u32 cidr_worst_member(__u32 n)
 	return best;
 }
 
-/* bloomblock's three filters of this size, and the CIDR list's hot hit and miss. */
+/* The IPv4 list, then ADDR_ALLOW_N allowlisted non-members no run looks up. */
+static int list_ip4_allow(struct bb_list *list, __u32 n)
+{
+	return bench_list_ip4(list, n) ?: bench_list_allow_ip4(list, ALLOW_START, ADDR_ALLOW_N);
+}
+
+/*
+ * The allowlisted filter must differ from the IPv4 one by its allowlist alone (the
+ * allowlist's entries are not Bloom keys), holding every allowlisted address.
+ */
+static int allow_filter_check(const struct size_run *s)
+{
+	const struct bench_filter *ip4 = &s->filters[FILTER_IP4], *al = &s->filters[FILTER_ALLOW];
+
+	if (al->hdr.nblocks == ip4->hdr.nblocks && al->hdr.items == ip4->hdr.items &&
+	    al->hdr.k == ip4->hdr.k && al->allow_items == ADDR_ALLOW_N)
+		return 0;
+	bench_warn("n=%u: the allowlisted filter is not the IPv4 one plus %u allowlist keys "
+		   "(%u/%u blocks, %llu/%llu keys, %llu allowed)\n", s->n, ADDR_ALLOW_N,
+		   al->hdr.nblocks, ip4->hdr.nblocks, (unsigned long long)al->hdr.items,
+		   (unsigned long long)ip4->hdr.items, (unsigned long long)al->allow_items);
+	return -EINVAL;
+}
+
+/* bloomblock's four filters of this size, and the CIDR list's hot hit and miss. */
 static int build_filters(struct size_run *s)
 {
 	int (*const lists[FILTER_MAX])(struct bb_list *, __u32) = {
 		[FILTER_IP4] = bench_list_ip4,
 		[FILTER_IP6] = bench_list_ip6,
 		[FILTER_CIDR] = bench_list_cidr,
+		[FILTER_ALLOW] = list_ip4_allow,
 	};
 	struct bb_list list;
 	int err = 0, i;
@@ -333,6 +373,7 @@ static int build_filters(struct size_run *s)
 		err = err ?: filter_make(&s->filters[i], &list, BB_HDR_F_DROP);
 		bb_list_free(&list);
 	}
+	err = err ?: allow_filter_check(s);
 	if (err)
 		return err;
 	s->cidr_hit_j = cidr_worst_member(s->n);
@@ -355,6 +396,8 @@ static void build_hot_packets(struct size_run *s)
 		udp_to_discard(&s->hot_pkt[FILTER_IP6][o], a, true);
 		bench_addr(o ? s->cidr_miss_j : s->cidr_hit_j, o, a);
 		udp_to_discard(&s->hot_pkt[FILTER_CIDR][o], a, false);
+		/* the IPv4 list's: member 0 is not allowed, so it is still dropped */
+		s->hot_pkt[FILTER_ALLOW][o] = s->hot_pkt[FILTER_IP4][o];
 	}
 }
 
@@ -376,6 +419,9 @@ static int cold_prog(const struct size_run *s, int row, int *slot)
 	case COLD_LPM_CIDR: return bpf_program__fd(k->progs.bench_lpm_cidr_cold);
 	case COLD_BLOOM: return bpf_program__fd(k->progs.bench_bloom_cold);
 	case COLD_BB_IP4: *slot = FILTER_IP4; return bpf_program__fd(k->progs.bench_bb_ip4_cold);
+	case COLD_BB_ALLOW:
+		*slot = FILTER_ALLOW;
+		return bpf_program__fd(k->progs.bench_bb_allow_cold);
 	case COLD_BB_IP6: *slot = FILTER_IP6; return bpf_program__fd(k->progs.bench_bb_ip6_cold);
 	case COLD_BB_CIDR: *slot = FILTER_CIDR; return bpf_program__fd(k->progs.bench_bb_ip4_cold);
 	}
@@ -410,6 +456,10 @@ static int hot_prog(const struct size_run *s, int row, int *slot, int *pkt_kind,
 		*pkt_kind = FILTER_CIDR;
 		return bpf_program__fd(k->progs.bench_lpm_cidr_hot);
 	case HOT_BB_IP4: *slot = FILTER_IP4; return bpf_program__fd(k->progs.bloomblock_xdp);
+	case HOT_BB_ALLOW:
+		*slot = FILTER_ALLOW;
+		*pkt_kind = FILTER_ALLOW;
+		return bpf_program__fd(k->progs.bloomblock_xdp);
 	case HOT_BB_IP6:
 		*slot = FILTER_IP6;
 		*pkt_kind = FILTER_IP6;
@@ -690,6 +740,90 @@ static void hot_rows(const struct size_run *s, struct addr_results *res, bool la
 		};
 }
 
+/*
+ * The allowlisted filter's row over the plain IPv4 row, one regime and outcome: the
+ * ratio and the difference taken round by round (the two run one after the other in
+ * every round), then the median, as every paired figure of the bench; and the range
+ * of the rounds' ratios, which is what noise does to them.
+ */
+static void allow_of(struct addr_allow *a, const struct row_samples *allow,
+		     const struct row_samples *plain, int o)
+{
+	double x[MAX_ROUNDS];
+	int r, n = settings.rounds;
+	struct st3 st;
+
+	for (r = 0; r < n; r++)
+		x[r] = plain->ns[o][r] > 0 ? allow->ns[o][r] / plain->ns[o][r] : NAN;
+	st3_of(&st, x, n);
+	*a = (struct addr_allow){
+		.allow_ns = median_of(allow->ns[o], n),
+		.plain_ns = median_of(plain->ns[o], n),
+		.x_plain = paired(allow->ns[o], plain->ns[o], n, true),
+		.extra_ns = paired(allow->ns[o], plain->ns[o], n, false),
+		.x_min = st.min,
+		.x_max = st.max,
+	};
+}
+
+static void allow_row(struct table *t, const char *what, const char *nn,
+		      const struct row_samples *allow, const struct row_samples *plain, int o,
+		      const char *check, struct addr_allow *a)
+{
+	char c[6][BT_CELL];
+	const char *cells[12];
+	struct st3 st;
+	int i = 0;
+
+	allow_of(a, allow, plain, o);
+	cells[i++] = what;
+	cells[i++] = nn;
+	st3_of(&st, plain->ns[o], settings.rounds);
+	cells[i++] = st3_fmt(c[0], BT_CELL, &st, 0);
+	st3_of(&st, allow->ns[o], settings.rounds);
+	cells[i++] = st3_fmt(c[1], BT_CELL, &st, 0);
+	cells[i++] = fmtf(c[2], BT_CELL, "%.2fx", a->x_plain);
+	cells[i++] = fmtf(c[3], BT_CELL, "%.2fx-%.2fx", a->x_min, a->x_max);
+	cells[i++] = fmtf(c[4], BT_CELL, "%+.0f", a->extra_ns);
+	cells[i++] = check;
+	table_add(t, cells);
+}
+
+/* Table 1c: what the allowlist adds, cold and hot, to a hit and to a miss. */
+static void allow_rows(const struct size_run *s, struct addr_results *res, bool largest)
+{
+	static const char *const what[2][2] = {
+		{ "cold, hit: a member, the allowlist asked", "cold, miss: a non-member" },
+		{ "hot, hit: bloomblock_xdp, a member, asked", "hot, miss: bloomblock_xdp" },
+	};
+	struct addr_allow a[2][2];
+	char nn[16], check[2][2][BT_CELL];
+	int o;
+
+	pow10_name(s->n, nn, sizeof(nn));
+	for (o = 0; o < 2; o++) {
+		__u64 runs = s->cold_runs[COLD_BB_ALLOW][o], hits = s->cold_hits[COLD_BB_ALLOW][o];
+		double blocked = runs ? (double)hits / runs : NAN;
+
+		/* what the allowlisted row's counter saw: members all still blocked */
+		snprintf(check[0][o], BT_CELL, "%sblocked %.*f%%",
+			 o || blocked == 1.0 ? "" : "CHECK ", o ? 3 : 1, 100 * blocked);
+		snprintf(check[1][o], BT_CELL, "%s", s->hot_bad[HOT_BB_ALLOW][o] ?
+			 "WRONG VERDICT" : "ok");
+		allow_row(&res->allow_table, what[0][o], nn, &s->cold[COLD_BB_ALLOW],
+			  &s->cold[COLD_BB_IP4], o, check[0][o], &a[0][o]);
+	}
+	for (o = 0; o < 2; o++)
+		allow_row(&res->allow_table, what[1][o], nn, &s->hot[HOT_BB_ALLOW],
+			  &s->hot[HOT_BB_IP4], o, check[1][o], &a[1][o]);
+	if (!largest)
+		return;
+	for (o = 0; o < 2; o++) {
+		res->allow_cold[o] = a[0][o];
+		res->allow_hot[o] = a[1][o];
+	}
+}
+
 /* A structure of table 3: a comparator map (exact, but the Bloom map) or a filter. */
 struct memory_entry {
 	const char *name;
@@ -826,6 +960,7 @@ static void fpr_rows(const struct size_run *s, struct addr_results *res)
 {
 	struct fpr_entry fp[] = {
 		{ COLD_BB_IP4, "bloomblock IPv4" },
+		{ COLD_BB_ALLOW, "bloomblock IPv4 + 10^5 allowlist" },
 		{ COLD_BB_IP6, "bloomblock IPv6" },
 		{ COLD_BB_CIDR, "bloomblock CIDR-heavy" },
 		{ COLD_BLOOM, "BPF_MAP_TYPE_BLOOM_FILTER (k=5)" },
@@ -840,13 +975,14 @@ static void fpr_rows(const struct size_run *s, struct addr_results *res)
 	size_t i;
 
 	fpr_bloomblock(&fp[0], &s->filters[FILTER_IP4], false);
-	fpr_bloomblock(&fp[1], &s->filters[FILTER_IP6], true);
-	fpr_bloomblock(&fp[2], &s->filters[FILTER_CIDR], false);
+	fpr_bloomblock(&fp[1], &s->filters[FILTER_ALLOW], false);
+	fpr_bloomblock(&fp[2], &s->filters[FILTER_IP6], true);
+	fpr_bloomblock(&fp[3], &s->filters[FILTER_CIDR], false);
 	/* kernel/bpf/bloom_filter.c: n * k * 7 / 5 bits, rounded up to a power of 2 */
 	while (pow2 < bits)
 		pow2 *= 2;
-	fp[3].predicted = pow(1 - exp(-5.0 * s->n / pow2), 5);
-	snprintf(fp[3].how, sizeof(fp[3].how), "classic formula, m=%.0f bits, k=5", pow2);
+	fp[4].predicted = pow(1 - exp(-5.0 * s->n / pow2), 5);
+	snprintf(fp[4].how, sizeof(fp[4].how), "classic formula, m=%.0f bits, k=5", pow2);
 	pow10_name(s->n, nn, sizeof(nn));
 	for (i = 0; i < ARRAY_SIZE(fp); i++)
 		fpr_row(&res->fpr_table, s, nn, &fp[i]);
@@ -872,7 +1008,22 @@ static void cold_notes(const struct size_run *s, struct table *t)
 		   "too) took %.2fs.", s->skeleton_load_s);
 }
 
-/* One list size: its rows in tables 1a, 1b, 3 and 4; the figures, if it is the largest. */
+/* Under table 1c, from the largest size: the allowlist's size and the maps' memlock. */
+static void allow_notes(const struct size_run *s, struct table *t)
+{
+	const struct bench_filter *ip4 = &s->filters[FILTER_IP4], *al = &s->filters[FILTER_ALLOW];
+	char nn[16];
+
+	table_note(t, "At %s: the allowlist holds %llu keys in %u blocks (%.1f MiB, after the "
+		   "bits); the filter's map takes %lld bytes of memlock against %lld without it. "
+		   "The Bloom bits are the same: %u blocks, %llu keys, k=%u.",
+		   pow10_name(s->n, nn, sizeof(nn)), (unsigned long long)al->allow_items,
+		   al->hdr.allow_blocks, al->hdr.allow_blocks * (double)BB_BLOCK_BYTES / MIB,
+		   al->memlock, ip4->memlock, al->hdr.nblocks,
+		   (unsigned long long)al->hdr.items, al->hdr.k);
+}
+
+/* One list size: its rows in tables 1a to 4; the figures, if it is the largest. */
 static int run_size(__u32 n, bool largest, struct addr_results *res)
 {
 	struct size_run *s = calloc(1, sizeof(*s));
@@ -890,10 +1041,13 @@ static int run_size(__u32 n, bool largest, struct addr_results *res)
 	if (!err) {
 		cold_rows(s, res, largest);
 		hot_rows(s, res, largest);
+		allow_rows(s, res, largest);
 		memory_rows(s, res, largest);
 		fpr_rows(s, res);
-		if (largest)
+		if (largest) {
 			cold_notes(s, &res->cold_table);
+			allow_notes(s, &res->allow_table);
+		}
 	}
 	size_run_free(s);
 	free(s);
@@ -909,6 +1063,10 @@ static void addr_tables_init(struct addr_results *res)
 	static const char *const hot_cols[] = {
 		"row", "n", "hit ns", "x empty", "x parse", "hit net ns", "miss ns", "x empty",
 		"x parse", "miss net ns", "verdicts", NULL,
+	};
+	static const char *const allow_cols[] = {
+		"row", "n", "no allowlist ns", "allowlist ns", "x no allowlist", "rounds' range",
+		"extra ns", "check", NULL,
 	};
 	static const char *const memory_cols[] = {
 		"structure", "n", "memlock bytes", "bytes/entry", "bytes/entry (MemAvailable)",
@@ -934,6 +1092,21 @@ static void addr_tables_init(struct addr_results *res)
 	table_note(&res->hot_table, "\"parse + X\" rows parse and count exactly as "
 		   "bloomblock_core() does, then look the source up in X; bloomblock_xdp rows run "
 		   "the real entry program. \"x parse\" is to parse+count of the same family.");
+	table_init(&res->allow_table, "allow", "1c. The allowlist's cost: bloomblock IPv4 with "
+		   "10^5 allowlisted addresses against without (ns per run, same run)", 2,
+		   allow_cols);
+	table_note(&res->allow_table, "\"bloomblock IPv4 + 10^5 allowlist\" (tables 1a, 1b) "
+		   "is the IPv4 list's filter, built the same way, with 10^5 allowlisted /32s: "
+		   "non-members that no timed or FPR run derives (indices 2^31 - 10^5 to "
+		   "2^31 - 1). Its cold program looks up as \"bloomblock IPv4\" does and, on a "
+		   "hit, asks the allowlist as bloomblock_core() does (addr_allowed(): its "
+		   "header, then bb_allow_pass()); the hot rows run bloomblock_xdp on each "
+		   "filter. A miss never reads the allowlist; a member's hit asks it and is "
+		   "still blocked. Each pair runs back to back in every round: \"x no "
+		   "allowlist\" and \"extra ns\" are taken round by round, then the median; "
+		   "\"rounds' range\" is the least and greatest of the rounds' ratios. Check: "
+		   "the share of runs still blocked (members must be 100%%; non-members only as "
+		   "false positives), or the hot verdicts.");
 	table_init(&res->memory_table, "memory", "3. Memory per entry", 2, memory_cols);
 	table_note(&res->memory_table, "memlock: the kernel's accounting of each map (fdinfo). "
 		   "MemAvailable: the system's available memory before and after creating and "
@@ -949,11 +1122,31 @@ static void addr_tables_init(struct addr_results *res)
 		   "out of its FPR.");
 }
 
+/*
+ * The non-members each use derives must not overlap for any settings: the timed
+ * misses from index 0 (round r from r * cold_repeat, without wrapping), the FPR runs
+ * from FPR_START, the allowlist from ALLOW_START. Else a timed miss could be an
+ * allowed address, and the FPR runs would look up addresses a timed run had.
+ */
+static int index_ranges_check(void)
+{
+	__u64 timed_end = (__u64)settings.rounds * settings.cold_repeat;
+	__u64 fpr_end = (__u64)FPR_START + settings.fpr_lookups;
+
+	if (timed_end <= FPR_START && fpr_end <= ALLOW_START)
+		return 0;
+	bench_warn("non-member indices overlap: timed [0, %llu), FPR [%u, %llu), allowlist "
+		   "[%u, 2^31)\n", (unsigned long long)timed_end, FPR_START,
+		   (unsigned long long)fpr_end, ALLOW_START);
+	return -ERANGE;
+}
+
 int addr_run(struct addr_results *res)
 {
-	int i, err = 0;
+	int i, err;
 
 	addr_tables_init(res);
+	err = index_ranges_check();
 	res->n = settings.sizes[settings.nsizes - 1];
 	for (i = 0; i < settings.nsizes && !err; i++)
 		err = run_size(settings.sizes[i], i == settings.nsizes - 1, res);

@@ -51,15 +51,17 @@ int skeleton_load(struct bench **skel)
 	return err;
 }
 
-int filter_map_image(const struct bb_filter *filter, bool populate, struct push_times *t)
+int filter_map_image(struct bb_filter *filter, bool populate, struct push_times *t)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	__u64 elements = bb_filter_elements(filter->hdr.nblocks, filter->hdr.allow_blocks);
 	size_t size = elements * BB_BLOCK_BYTES, page = sysconf(_SC_PAGESIZE);
 	size_t map_len = (size + page - 1) / page * page;
 	double t0 = now_s(), t1, t2, t3;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
 	void *mem;
-	int fd;
+	int fd, err;
 
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bb_filter", sizeof(__u32), BB_BLOCK_BYTES,
 			    (__u32)elements, &opts);
@@ -69,11 +71,23 @@ int filter_map_image(const struct bb_filter *filter, bool populate, struct push_
 	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
 	if (mem == MAP_FAILED) {
-		int err = -errno;
-
+		err = -errno;
 		close(fd);
 		return err;
 	}
+	/*
+	 * The map's id in the allowlist's header, as bb_filter_swap() writes it: a hit
+	 * in a filter whose id is not the live map's is taken for a reload in between,
+	 * and bb_allow_pass() looks the address up again (a Bloom probe more per hit).
+	 * In the mmap step: one syscall, as in bb_filter_swap() before its copy.
+	 */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		munmap(mem, map_len);
+		close(fd);
+		return err;
+	}
+	filter->allow_hdr.map_id = info.id;
 	t2 = now_s();
 	bb_filter_write_image(filter, mem);
 	t3 = now_s();
@@ -108,6 +122,7 @@ int filter_make(struct bench_filter *f, const struct bb_list *list, __u32 flags)
 	}
 	f->hdr = filter.hdr;
 	f->plan = filter.plan;
+	f->allow_items = filter.allow_hdr.items;
 	f->memlock = f->fd >= 0 ? map_memlock(f->fd) : -1;
 	bb_filter_free(&filter);
 	return err;

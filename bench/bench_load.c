@@ -370,8 +370,7 @@ static struct push_times push_median(const struct push_times *t, int n)
  * one alone is at the mercy of the host), one with MAP_POPULATE; then SWAPS swaps of
  * two of those maps.
  */
-static int push_step_by_step(int outer_fd, const struct bb_filter *filter,
-			     struct push_steps *steps)
+static int push_step_by_step(int outer_fd, struct bb_filter *filter, struct push_steps *steps)
 {
 	int i, err = 0, fd_a = -1, fd_b = -1;
 

@@ -55,6 +55,7 @@ struct bench_filter {
 	long long sys_kb;		/* MemAvailable before and after its map */
 	struct bb_header hdr;
 	struct bb_plan plan;
+	__u64 allow_items;		/* keys in its allowlist */
 };
 
 int filter_make(struct bench_filter *f, const struct bb_list *list, __u32 flags);
@@ -72,9 +73,10 @@ struct push_times {
 /*
  * The inner map as bb_filter_push() makes it, with the time of each step (t may be
  * NULL); populate: map all pages at mmap time (MAP_POPULATE), not one fault per page.
+ * Sets filter->allow_hdr.map_id to the new map's id, as bb_filter_swap() does.
  * Returns the map's fd, or a negative errno.
  */
-int filter_map_image(const struct bb_filter *filter, bool populate, struct push_times *t);
+int filter_map_image(struct bb_filter *filter, bool populate, struct push_times *t);
 
 /* ---- what scripts/bench.sh measured: its results file of "name value" lines ---- */
 
@@ -91,7 +93,7 @@ const char *script_value(const struct script_results *r, const char *name);
 /* The value as a number; NAN when absent or not a number. */
 double script_number(const struct script_results *r, const char *name);
 
-/* ---- the address rows (bench_addr.c): tables 1a, 1b, 3 and 4 ---- */
+/* ---- the address rows (bench_addr.c): tables 1a, 1b, 1c, 3 and 4 ---- */
 
 /* Cache-cold, bloomblock's IPv4 filter and its comparators: medians and net of derive, ns. */
 struct addr_cold {
@@ -114,11 +116,25 @@ struct addr_memory {
 	double fpr_measured, fpr_planned;	/* per packet */
 };
 
+/*
+ * bloomblock's IPv4 filter with ADDR_ALLOW_N allowlisted addresses against the same
+ * filter without, one regime (cold, hot): medians in ns, and over the plain row
+ * round by round, then the median (ratio, and difference in ns) and the range.
+ */
+#define ADDR_ALLOW_N		100000
+
+struct addr_allow {
+	double allow_ns, plain_ns;
+	double x_plain, extra_ns;
+	double x_min, x_max;		/* the rounds' ratios: how far noise takes them */
+};
+
 struct addr_results {
-	struct table cold_table, hot_table, memory_table, fpr_table;
+	struct table cold_table, hot_table, allow_table, memory_table, fpr_table;
 	__u32 n;			/* the largest list size: the figures below are at it */
 	struct addr_cold cold[2];	/* [0] members (hit), [1] non-members (miss) */
 	struct addr_hot hot[2];
+	struct addr_allow allow_cold[2], allow_hot[2];	/* [hit, miss] */
 	struct addr_memory memory;
 };
 

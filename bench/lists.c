@@ -43,6 +43,29 @@ int bench_list_ip4(struct bb_list *list, __u32 n)
 	return 0;
 }
 
+int bench_list_allow_ip4(struct bb_list *list, __u32 start, __u32 count)
+{
+	struct bb_entry *e;
+	__u32 j;
+
+	e = realloc(list->entries, (list->n + count) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	list->entries = e;
+	e += list->n;
+	for (j = 0; j < count; j++) {
+		memset(&e[j], 0, sizeof(e[j]));
+		e[j].kind = BB_ENTRY_IP4;
+		e[j].plen = 32;
+		e[j].flags = BB_ENTRY_F_ALLOW;
+		bench_addr(start + j, 1, e[j].addr);
+		memset(e[j].addr + 4, 0, 12);
+	}
+	list->n = list->cap = list->n + count;
+	list->counts.allow[BB_ENTRY_IP4] += count;
+	return 0;
+}
+
 int bench_list_ip6(struct bb_list *list, __u32 n)
 {
 	__u32 j;

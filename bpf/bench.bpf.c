@@ -105,6 +105,25 @@ static __always_inline int bench_bb_match(const __u8 *a, int v4)
 	return v4 ? bb_match_ip4(&c, a) : bb_match_ip6(&c, a);
 }
 
+/*
+ * What bloomblock_core() does for a source address: the lookup and, on a hit, the
+ * allowlist's word (addr_allowed(): its header read, then bb_allow_pass() when it
+ * holds keys). 1 when the address is still blocked. Only l3_proto of the packet is
+ * read. The lookup is bench_bb_match()'s: the two rows differ by the allowlist alone.
+ */
+static __always_inline int bench_bb_blocked(const __u8 *a)
+{
+	struct bb_packet pkt;
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+
+	pkt.l3_proto = ETH_P_IP;
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	if (!c.st || !open_filter(&c))
+		return 0;
+	return bb_match_ip4(&c, a) && !addr_allowed(&c, &pkt, a);
+}
+
 static __always_inline int bench_lpm_hit(void *map, const __u8 *a)
 {
 	struct bench_lpm_key key = { .prefixlen = 32 };
@@ -151,6 +170,7 @@ BENCH_COLD(bench_lpm_cidr_cold, bench_lpm_hit(&bench_lpm_cidr, a))
 BENCH_COLD(bench_bloom_cold, bpf_map_peek_elem(&bench_bloom, a) == 0)
 BENCH_COLD(bench_bb_ip4_cold, bench_bb_match(a, 1))
 BENCH_COLD(bench_bb_ip6_cold, bench_bb_match(a, 0))
+BENCH_COLD(bench_bb_allow_cold, bench_bb_blocked(a))
 
 /* The floor: a program that does nothing. */
 SEC("xdp")
