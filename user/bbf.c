@@ -60,7 +60,14 @@ static int write_at(int fd, const void *buf, size_t len, off_t off)
 int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
 	      const char *sources_json)
 {
-	struct bbf_section sec[2] = { { 0 } };
+	return bbf_write_index(path, image, image_bytes, sources_json, NULL, 0);
+}
+
+int bbf_write_index(const char *path, const struct bb_block *image, __u64 image_bytes,
+		    const char *sources_json, const void *index, size_t index_len)
+{
+	struct bbf_section sec[3] = { { 0 } };
+	unsigned int n_sec = index ? 3 : 2;
 	struct bbf_header hdr = { 0 };
 	size_t sources_len = strlen(sources_json);
 	char tmp[4096];
@@ -69,22 +76,27 @@ int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	off = align_up(sizeof(hdr) + sizeof(sec));
+	off = align_up(sizeof(hdr) + (index ? 3 : 2) * sizeof(sec[0]));
 	sec[0] = (struct bbf_section){ .type = BBF_SEC_IMAGE, .offset = off, .size = image_bytes,
 				       .xxh = XXH64(image, image_bytes, 0) };
 	off = align_up(off + image_bytes);
 	sec[1] = (struct bbf_section){ .type = BBF_SEC_SOURCES, .offset = off,
 				       .size = sources_len,
 				       .xxh = XXH64(sources_json, sources_len, 0) };
+	if (index) {
+		off = align_up(off + sources_len);
+		sec[2] = (struct bbf_section){ .type = BBF_SEC_INDEX, .offset = off,
+					       .size = index_len, .xxh = XXH64(index, index_len, 0) };
+	}
 	memcpy(hdr.magic, BBF_MAGIC, sizeof(hdr.magic));
 	hdr.version = BBF_VERSION;
 	hdr.byte_order = BBF_BYTE_ORDER;
 	hdr.kind = BBF_KIND_FILTER;
 	hdr.abi_version = ((const struct bb_header *)image)->abi_version;
 	hdr.created = (__u64)time(NULL);
-	hdr.file_size = off + sources_len;
-	hdr.n_sections = 2;
-	hdr.table_xxh = XXH64(sec, sizeof(sec), 0);
+	hdr.file_size = off + (index ? index_len : sources_len);
+	hdr.n_sections = n_sec;
+	hdr.table_xxh = XXH64(sec, n_sec * sizeof(sec[0]), 0);
 	hdr.header_xxh = XXH64(&hdr, sizeof(hdr), 0);
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -93,9 +105,11 @@ int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
 	/* the gaps are zero: the file is sized first, then the parts written in place */
 	err = ftruncate(fd, (off_t)hdr.file_size) ? -errno : 0;
 	err = err ?: write_at(fd, &hdr, sizeof(hdr), 0);
-	err = err ?: write_at(fd, sec, sizeof(sec), sizeof(hdr));
+	err = err ?: write_at(fd, sec, n_sec * sizeof(sec[0]), sizeof(hdr));
 	err = err ?: write_at(fd, image, image_bytes, (off_t)sec[0].offset);
 	err = err ?: write_at(fd, sources_json, sources_len, (off_t)sec[1].offset);
+	if (index)
+		err = err ?: write_at(fd, index, index_len, (off_t)sec[2].offset);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
@@ -239,7 +253,8 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 		if (XXH64(b + o, n, 0) != sec[i].xxh) {
 			WHY("its %s section is corrupt (checksum)",
 			    sec[i].type == BBF_SEC_IMAGE ? "filter" :
-			    sec[i].type == BBF_SEC_SOURCES ? "sources" : "unknown");
+			    sec[i].type == BBF_SEC_SOURCES ? "sources" :
+			    sec[i].type == BBF_SEC_INDEX ? "index" : "unknown");
 			goto bad;
 		}
 		if (sec[i].type == BBF_SEC_IMAGE) {
@@ -248,6 +263,9 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 		} else if (sec[i].type == BBF_SEC_SOURCES) {
 			f->sources = (const char *)(b + o);
 			f->sources_len = n;
+		} else if (sec[i].type == BBF_SEC_INDEX) {
+			f->index = b + o;
+			f->index_len = n;
 		}
 		end = o + n;
 	}

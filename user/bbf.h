@@ -11,7 +11,9 @@
  *
  * Sections: BBF_SEC_IMAGE, the map image (include/bloomblock.h: header, config, short
  * tables, bit blocks, allowlist); BBF_SEC_SOURCES, JSON: the lists it was built from
- * (name, bytes, XXH128 digest, what was read) and how.
+ * (name, bytes, XXH128 digest, what was read) and how; BBF_SEC_INDEX, optional, the
+ * key index as its file holds it (filter.h), which load makes the live filter's.
+ * Readers skip a section type they do not know, its checksum checked.
  */
 #ifndef BB_BBF_H
 #define BB_BBF_H
@@ -32,6 +34,7 @@
 enum bbf_section_type {
 	BBF_SEC_IMAGE = 1,
 	BBF_SEC_SOURCES = 2,
+	BBF_SEC_INDEX = 3,	/* the key index (filter.h), as its file holds it: optional */
 };
 
 struct bbf_header {
@@ -65,6 +68,8 @@ struct bbf_file {
 	__u64 image_bytes;
 	const char *sources;		/* JSON text, sources_len bytes, not NUL-terminated */
 	size_t sources_len;
+	const void *index;		/* the key index's bytes, or NULL: none */
+	size_t index_len;
 };
 
 /* Whether the file at path starts with the filter files' magic. */
@@ -76,6 +81,9 @@ bool bbf_is(const char *path);
  */
 int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
 	      const char *sources_json);
+/* The same with the key index's bytes (bb_index_bytes()) as a third section. */
+int bbf_write_index(const char *path, const struct bb_block *image, __u64 image_bytes,
+		    const char *sources_json, const void *index, size_t index_len);
 
 /*
  * Open and check a filter file: magic, version, byte order, kind, sizes, every

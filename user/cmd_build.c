@@ -85,6 +85,8 @@ int cmd_build(int argc, char **argv)
 	int ret = load_parse_args(argc, argv, &o, true), err, i;
 	struct bb_block *image = NULL;
 	char *sources = NULL, size_buf[32];
+	void *index = NULL;
+	size_t index_len = 0;
 	__u64 bytes = 0;
 
 	if (ret >= 0)
@@ -130,9 +132,17 @@ int cmd_build(int argc, char **argv)
 		sources = sources_json(&run);
 		err = image && sources ? 0 : -ENOMEM;
 	}
+	if (!err && !o.no_index) {
+		const char *names[BB_INDEX_MAX_SOURCES];
+		struct bb_index_meta meta;
+		unsigned int n_names;
+
+		err = load_index(&run, names, &n_names, &meta);
+		err = err ?: bb_index_bytes(&run.index, names, n_names, &meta, &index, &index_len);
+	}
 	if (!err) {
 		bb_filter_write_image(&run.filter, image);
-		err = bbf_write(o.output, image, bytes, sources);
+		err = bbf_write_index(o.output, image, bytes, sources, index, index_len);
 		if (err)
 			pr_err("cannot write %s: %s\n", o.output, strerror(-err));
 	}
@@ -143,6 +153,10 @@ int cmd_build(int argc, char **argv)
 	}
 	ret = err ? BB_EXIT_ERROR : BB_EXIT_OK;
 	free(image);
+	free(index);
+	bb_index_free(&run.index);
+	for (i = 0; i < BB_INDEX_MAX_SOURCES; i++)
+		free(run.part_base[i]);
 	free(sources);
 	json_decref(run.files_json);
 	bb_filter_free(&run.filter);
@@ -190,6 +204,7 @@ int cmd_info(int argc, char **argv)
 	struct bb_filter v;
 	char why[256], when[32], size_buf[32];
 	json_t *sources = NULL, *lists;
+	struct bb_index_view iv = { 0 };
 	time_t created;
 	size_t i;
 	unsigned int c;
@@ -212,6 +227,8 @@ int cmd_info(int argc, char **argv)
 		return BB_EXIT_ERROR;
 	}
 	bb_filter_from_image(&v, f.image);
+	if (f.index && bb_index_view_bytes(f.index, f.index_len, &iv))
+		memset(&iv, 0, sizeof(iv));
 	created = (time_t)f.hdr->created;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&created));
 	if (f.sources)
@@ -232,6 +249,10 @@ int cmd_info(int argc, char **argv)
 			"allowlist_keys", (json_int_t)v.allow_hdr.items,
 			"sources", sources ? json_incref(sources) : json_null());
 
+		if (j)
+			json_object_set_new(j, "index", iv.recs ? json_pack("{s:I, s:I}", "keys",
+					    (json_int_t)iv.n, "bytes", (json_int_t)f.index_len) :
+					    json_null());
 		bb_json_print(j);
 	} else {
 		printf("file         %s: bloomblock filter file, version %u, %s\n", argv[1],
@@ -253,6 +274,11 @@ int cmd_info(int argc, char **argv)
 		       v.hdr.flags & BB_HDR_F_URLS ? ", URLs" : "",
 		       v.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag",
 		       (unsigned long long)v.allow_hdr.items);
+		if (iv.recs)
+			printf("index        %zu keys, %zu bytes: check names the list and line of "
+			       "a hit\n", iv.n, f.index_len);
+		else
+			printf("index        none (built with --no-index, or by an older bloomblock)\n");
 		printf("probes       IPv4 %u lengths, IPv6 %u; short tables: IPv4 %s, IPv6 %s\n",
 		       v.hdr.n_v4_plens, v.hdr.n_v6_plens, yes(v.hdr.flags, BB_HDR_F_V4_SHORT),
 		       yes(v.hdr.flags, BB_HDR_F_V6_SHORT));

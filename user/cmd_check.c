@@ -145,8 +145,8 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 	allowed = listed && bb_image_allowed(img->blocks, &entry);
 	/* which list holds it, when the index says; else a false positive */
 	if (listed && index && bb_image_attribute(img->blocks, index, &entry, &rec))
-		snprintf(source, sizeof(source), "%s:%u", bb_index_source(index, rec->src),
-			 rec->line);
+		snprintf(source, sizeof(source), rec->line ? "%s:%u" : "%s",
+			 bb_index_source(index, rec->src), rec->line);
 	if (listed && !rec && index)
 		status = allowed ? "allowed (a false positive, and the allowlist passes it)" :
 			 "listed, a false positive: no list holds it";

@@ -320,7 +320,7 @@ static int stream_build(struct load_run *run)
 
 	quiet.report = NULL;	/* the first pass reported */
 	quiet.info = NULL;
-	run->fopts.index = run->o->build || run->o->no_index ? NULL : &run->index;
+	run->fopts.index = run->o->no_index ? NULL : &run->index;
 	err = bb_filter_stream_begin(&run->filter, &run->tally, &run->fopts, &stream);
 	run->fopts.index = NULL;
 	if (err)
@@ -418,6 +418,9 @@ static int swap(struct load_run *run)
 		return bb_filter_swap(&run->ij.inst, &run->filter, &run->fmap);
 	err = bb_map_swap(&run->ij.inst, &run->fmap);
 	run->filter.hdr.generation = ((const struct bb_header *)run->fmap.mem)->generation;
+	if (run->filter.hdr.allow_blocks)	/* the map's id, as the swap set it */
+		run->filter.allow_hdr.map_id = ((const struct bb_allow_header *)
+			&run->fmap.mem[bb_allow_index(run->filter.hdr.nblocks)])->map_id;
 	return err;
 }
 
@@ -621,34 +624,126 @@ static int bbf_copy(struct load_run *run)
  * written to the state directory with the live generation and map. A failure here
  * leaves the new filter live and says the index is missing: `check` then says so.
  */
-static void write_index(struct load_run *run)
+int load_index(struct load_run *run, const char **sources, unsigned int *n_src,
+	       struct bb_index_meta *meta)
 {
 	const struct list_args *la = &run->o->lists;
-	const char *sources[BB_INDEX_MAX_SOURCES];
-	char path[512];
-	unsigned int i, n_src = 0;
+	unsigned int i;
+
+	*n_src = 0;
+	for (i = 0; i < (unsigned int)la->n && i < BB_INDEX_MAX_SOURCES; i++)
+		sources[(*n_src)++] = load_list_name(la->v[i].path);
+	*meta = (struct bb_index_meta){ .seed = run->filter.hdr.seed,
+					.generation = run->filter.hdr.generation,
+					.map_id = run->filter.allow_hdr.map_id,
+					.fp = run->fopts.fpr ? run->fopts.fpr : BB_FPR_DEFAULT };
+	if (run->streamed)
+		return run->index.err ?: bb_index_rebase(&run->index, run->part_base, run->n_parts,
+							 BB_INDEX_MAX_SOURCES);
+	return bb_filter_index(&run->filter, &run->list, run->o->threads, &run->index);
+}
+
+/* A filter file's index, when it has one and it is of its image: made the live one's. */
+static int bbf_index(struct load_run *run, const char *path)
+{
+	struct bb_index_view v;
+	struct bb_index_meta meta;
+	struct bb_index x = { 0 };
 	int err;
 
+	if (!run->bbf.index)
+		return -ENOENT;
+	err = bb_index_view_bytes(run->bbf.index, run->bbf.index_len, &v);
+	if (err || v.seed != run->filter.hdr.seed)
+		return err ?: -ESTALE;
+	meta = v.meta;
+	meta.generation = run->filter.hdr.generation;
+	meta.map_id = run->filter.allow_hdr.map_id;
+	x.recs = (struct bb_index_rec *)v.recs;	/* written, not changed */
+	x.n = v.n;
+	return bb_index_write_meta(&x, path, v.sources, v.n_sources, &meta);
+}
+
+static void write_index(struct load_run *run)
+{
+	const char *sources[BB_INDEX_MAX_SOURCES];
+	struct bb_index_meta meta;
+	char path[512];
+	unsigned int n_src;
+	int err;
+
+	if (!bb_state_path(path, sizeof(path), BB_STATE_SHADOW))
+		unlink(path);	/* the old filter's counts: add and del build them anew */
 	if (bb_state_path(path, sizeof(path), BB_STATE_INDEX))
 		return;
-	if (run->from_bbf || run->o->no_index) {
-		unlink(path);	/* a filter file holds none yet; an old one would mislead */
+	if (run->o->no_index) {
+		unlink(path);	/* an old one would mislead */
 		return;
 	}
-	if (run->streamed)
-		err = run->index.err ?: bb_index_rebase(&run->index, run->part_base, run->n_parts,
-							BB_INDEX_MAX_SOURCES);
-	else
-		err = bb_filter_index(&run->filter, &run->list, run->o->threads, &run->index);
-	for (i = 0; i < (unsigned int)la->n && i < BB_INDEX_MAX_SOURCES; i++)
-		sources[n_src++] = load_list_name(la->v[i].path);
-	err = err ?: bb_index_write(&run->index, path, sources, n_src, run->filter.hdr.seed,
-				    run->filter.hdr.generation, run->filter.allow_hdr.map_id);
+	if (run->from_bbf) {
+		err = bbf_index(run, path);
+		if (err) {
+			unlink(path);
+			pr_warn("%s: %s: check cannot say which list holds a hit\n",
+				load_list_name(run->o->lists.v[run->bbf_index].path),
+				err == -ENOENT ? "the filter file holds no key index" :
+				"its key index is not of its filter");
+		}
+		return;
+	}
+	err = load_index(run, sources, &n_src, &meta);
+	err = err ?: bb_index_write_meta(&run->index, path, sources, n_src, &meta);
 	if (err) {
 		unlink(path);
 		pr_warn("the key index could not be written (%s): check cannot say which list "
 			"holds a hit\n", strerror(-err));
 	}
+}
+
+/*
+ * 7. What was loaded, when, from what (loaded.json in the state directory), for
+ * status: the lists, or the filter file, with the generation it made.
+ */
+static void write_loaded(struct load_run *run)
+{
+	const struct list_args *la = &run->o->lists;
+	json_t *lists = json_array(), *j;
+	char path[512], tmp[530], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_LOADED))
+		return;
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (i = 0; i < la->n; i++)
+		if (!(run->from_bbf && i == run->bbf_index))
+			json_array_append_new(lists, json_string(load_list_name(la->v[i].path)));
+	j = json_pack("{s:I, s:s, s:I, s:I, s:o, s:s?}", "time", (json_int_t)now, "time_utc",
+		      when, "generation", (json_int_t)run->filter.hdr.generation, "map_id",
+		      (json_int_t)run->filter.allow_hdr.map_id, "lists", lists, "filter_file",
+		      run->from_bbf ? load_list_name(la->v[run->bbf_index].path) : NULL);
+	if (j) {
+		/* entries by kind as the lists gave them (a filter file's: its info says) */
+		json_t *block = json_object(), *allow = json_object();
+
+		for (i = 0; i < BB_ENTRY_KIND_MAX; i++) {
+			json_object_set_new(block, bb_entry_kind_name(i), json_integer(
+				(json_int_t)run->list.counts.accepted[i]));
+			json_object_set_new(allow, bb_entry_kind_name(i), json_integer(
+				(json_int_t)run->list.counts.allow[i]));
+		}
+		json_object_set_new(j, "entries", run->from_bbf ? (json_decref(block), json_null()) :
+				    block);
+		json_object_set_new(j, "allow_entries", allow);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!j || json_dump_file(j, tmp, JSON_COMPACT) || rename(tmp, path)) {
+		unlink(tmp);
+		pr_warn("%s could not be written: status cannot say what was loaded\n", path);
+	}
+	json_decref(j);
 }
 
 /* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
@@ -717,6 +812,7 @@ int cmd_load(int argc, char **argv)
 		ret = BB_EXIT_ERROR;
 	} else {
 		write_index(&run);
+		write_loaded(&run);
 		load_report_filter(&run);
 		if (bb_attachments(bb_opts.pin_dir, att, 1) == 0)
 			pr_info("staged under %s, attached nowhere: load -i IFACE attaches it\n",

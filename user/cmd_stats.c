@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attach.h"
@@ -211,7 +212,7 @@ static bool guard_items(json_t *items)
 }
 
 /* The key index, when it is the live filter's: null otherwise. */
-static json_t *index_json(const struct bb_index_view *v)
+static json_t *index_json(const struct bb_index_view *v, long shadow_bytes)
 {
 	json_t *lists;
 	unsigned int i;
@@ -221,8 +222,95 @@ static json_t *index_json(const struct bb_index_view *v)
 	lists = json_array();
 	for (i = 0; i < v->n_sources; i++)
 		json_array_append_new(lists, json_string(v->sources[i]));
-	return json_pack("{s:I, s:I, s:o}", "keys", (json_int_t)v->n, "bytes",
-			 (json_int_t)v->size, "lists", lists);
+	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:o}", "keys", (json_int_t)v->n, "bytes",
+			 (json_int_t)v->size, "lists", lists, "added_live", (json_int_t)v->meta.added,
+			 "deleted_live", (json_int_t)v->meta.deleted, "changes",
+			 (json_int_t)v->meta.changes, "shadow_bytes",
+			 shadow_bytes >= 0 ? json_integer(shadow_bytes) : json_null());
+}
+
+/* What the last load says it loaded, when it made the live filter: NULL otherwise. */
+static json_t *loaded_json(const struct bb_header *hdr)
+{
+	char path[512];
+	json_t *j;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_LOADED))
+		return NULL;
+	j = json_load_file(path, 0, NULL);
+	if (j && json_integer_value(json_object_get(j, "generation")) !=
+		 (json_int_t)hdr->generation) {
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* "entries      ipv4 N, ipv6 N, ...": a loaded.json count by kind, as the lists gave it. */
+static void print_entries(const char *what, json_t *by_kind)
+{
+	const char *kind;
+	json_t *n;
+	int shown = 0;
+
+	if (!json_is_object(by_kind))
+		return;
+	printf("%-12s", what);
+	json_object_foreach(by_kind, kind, n)
+		printf("%s%s %lld", shown++ ? ", " : " ", kind, (long long)json_integer_value(n));
+	printf(" (as loaded)\n");
+}
+
+/* The index's records by key kind (a key listed twice counts once). */
+static void keys_by_kind(const struct bb_index_view *v, __u64 n[BB_KEY_KIND_MAX])
+{
+	size_t i;
+
+	memset(n, 0, BB_KEY_KIND_MAX * sizeof(*n));
+	for (i = 0; i < v->n; i++)
+		if ((!i || v->recs[i - 1].h != v->recs[i].h) && v->recs[i].kind < BB_KEY_KIND_MAX)
+			n[v->recs[i].kind]++;
+}
+
+static const char *const key_kind_names[BB_KEY_KIND_MAX] = {
+	[BB_KEY_IP4] = "ipv4", [BB_KEY_IP6] = "ipv6", [BB_KEY_NAME] = "names",
+	[BB_KEY_NAME_PARENT] = "name_parents", [BB_KEY_URL] = "urls",
+};
+
+/* The shadow file's size when it is kept (it may lag: add and del rebuild it), or -1. */
+static long shadow_size(void)
+{
+	char path[512];
+	struct stat st;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_SHADOW) || stat(path, &st))
+		return -1;
+	return (long)st.st_size;
+}
+
+/*
+ * Keys the filter takes before add refuses: the most n at which every check's rate
+ * stays within twice the load's --fp (add's default --max-fp), less what it holds.
+ */
+static __u64 room_left(const struct bb_header *hdr, const unsigned int probes[BB_CHECK_MAX],
+		       double fp)
+{
+	__u64 lo = 0, hi = (__u64)hdr->nblocks * BB_BLOCK_BITS;
+	unsigned int c;
+
+	while (lo < hi) {
+		__u64 mid = lo + (hi - lo + 1) / 2;
+		double key = bb_blocked_fpr((double)mid, hdr->nblocks, hdr->k), worst = 0;
+
+		for (c = 0; c < BB_CHECK_MAX; c++)
+			if (probes[c] && bb_check_fpr(key, probes[c]) > worst)
+				worst = bb_check_fpr(key, probes[c]);
+		if (worst <= 2 * fp)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo > hdr->items ? lo - hdr->items : 0;
 }
 
 int cmd_status(int argc, char **argv)
@@ -306,7 +394,20 @@ int cmd_status(int argc, char **argv)
 
 			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
 								  "items", items));
-			json_object_set_new(j, "index", index_json(&index));
+			json_object_set_new(j, "index", index_json(&index, shadow_size()));
+			json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
+			if (index.map) {
+				json_t *kinds = json_object();
+				__u64 by[BB_KEY_KIND_MAX];
+
+				keys_by_kind(&index, by);
+				for (i = 1; i < BB_KEY_KIND_MAX; i++)
+					json_object_set_new(kinds, key_kind_names[i],
+							    json_integer((json_int_t)by[i]));
+				json_object_set_new(filter, "keys_by_kind", kinds);
+				json_object_set_new(filter, "room_left", json_integer((json_int_t)
+					room_left(hdr, probes, index.meta.fp)));
+			}
 		}
 		bb_json_print(j);
 		bb_index_close(&index);
@@ -324,8 +425,43 @@ int cmd_status(int argc, char **argv)
 	if (n <= 0)
 		printf("interface    none\n");
 	printf("mode         %s\n", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag");
+	{
+		json_t *ld = loaded_json(hdr), *lists = ld ? json_object_get(ld, "lists") : NULL;
+		const char *file = ld ? json_string_value(json_object_get(ld, "filter_file")) : NULL;
+		size_t k;
+
+		if (ld) {
+			printf("loaded       %s from ",
+			       json_string_value(json_object_get(ld, "time_utc")) ?: "?");
+			if (file)
+				printf("the filter file %s%s", file,
+				       json_array_size(lists) ? ", with " : "");
+			for (k = 0; k < json_array_size(lists); k++)
+				printf("%s%s", k ? ", " : "",
+				       json_string_value(json_array_get(lists, k)) ?: "?");
+			printf("\n");
+			print_entries("entries", json_object_get(ld, "entries"));
+			print_entries("allowlisted", json_object_get(ld, "allow_entries"));
+		} else {
+			printf("loaded       not known (no %s for this filter)\n", BB_STATE_LOADED);
+		}
+		json_decref(ld);
+	}
 	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation, img.map_id);
-	printf("keys         %llu\n", (unsigned long long)hdr->items);
+	printf("keys         %llu", (unsigned long long)hdr->items);
+	if (index.map) {
+		__u64 by[BB_KEY_KIND_MAX];
+		int shown = 0;
+
+		keys_by_kind(&index, by);
+		for (i = 1; i < BB_KEY_KIND_MAX; i++)
+			if (by[i])
+				printf("%s%s %llu", shown++ ? ", " : " (", key_kind_names[i],
+				       (unsigned long long)by[i]);
+		printf("%s; room for about %llu more before add refuses",
+		       shown ? ")" : "", (unsigned long long)room_left(hdr, probes, index.meta.fp));
+	}
+	printf("\n");
 	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
 	printf("FPR          %.3g per key lookup, predicted; %.3g from the bits set\n", fpr,
 	       fill_fpr);
@@ -349,12 +485,21 @@ int cmd_status(int argc, char **argv)
 	}
 	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
 	printf("state dir    %s\n", bb_state_dir());
-	if (index.map)
+	if (index.map) {
+		long sb = shadow_size();
+
 		printf("index        %zu keys from %u list%s, %zu bytes (%zu a key): check names "
 		       "the list and line of a hit\n", index.n, index.n_sources,
 		       index.n_sources == 1 ? "" : "s", index.size,
 		       index.n ? index.size / index.n : 0);
-	else
+		printf("live changes %llu added, %llu deleted since the load\n",
+		       (unsigned long long)index.meta.added, (unsigned long long)index.meta.deleted);
+		if (sb >= 0)
+			printf("shadow       %ld bytes (%.1f a key): the counts add and del keep\n", sb,
+			       hdr->items ? (double)sb / (double)hdr->items : 0.0);
+		else
+			printf("shadow       none yet: the first add or del builds it from the index\n");
+	} else
 		printf("index        none of this filter: check cannot name the list of a hit\n");
 	if (access(guard_off_path(), F_OK))
 		printf("guard        on: never dropped (load --no-guard to turn it off)\n");

@@ -57,5 +57,7 @@ int cmd_allow(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_disallow(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_del(int argc, char **argv);
 
 #endif /* BB_COMMON_H */

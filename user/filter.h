@@ -272,23 +272,50 @@ int bb_image_allow_remove(struct bb_block *image, const struct bb_entry *e);
 /*
  * The key index (filter_index.c): every key a filter holds, by hash, with where its
  * entry came from. A record's line is the line in its list; in a streamed build,
- * the line in a part of it (part) until bb_index_rebase() makes it the file's.
+ * the line in a part of it (the run it is in says which) until bb_index_rebase()
+ * makes it the file's. Its form tells apart the entries that make the same key: an
+ * address key of a /32 and of the /24 expanded to it, a name's parent key of
+ * "name" and of "*.name" (enum bb_index_form).
  */
 struct bb_index_rec {
 	__u64 h;
-	__u32 line;
-	__u16 part;
+	__u32 line;		/* 0: added live (bloomblock add) */
 	__u8 src;		/* bb_entry.src: which list */
 	__u8 kind;		/* enum bb_key_kind */
+	__u8 form;		/* an address: its entry's prefix length; a name: enum
+				 * bb_index_form; a URL: 0 */
+	__u8 pad;
+};
+
+enum bb_index_form {
+	BB_FORM_NAME		= 0,	/* "name": the name and its subdomains */
+	BB_FORM_SUBDOMAINS	= 1,	/* "*.name": its subdomains only */
+	BB_FORM_EXACT		= 2,	/* the name alone */
+};
+
+/* The records from first on (to the next run's first) are of part part of a list. */
+struct bb_index_run {
+	size_t first, part;
 };
 
 struct bb_index {
 	struct bb_index_rec *recs;
 	size_t n, cap;
+	struct bb_index_run *runs;	/* a streamed build's, until bb_index_rebase() */
+	size_t n_runs, cap_runs;
 	int err;		/* an allocation failed: the index is incomplete */
 };
 
 #define BB_INDEX_MAX_SOURCES	256
+
+/* What an index file says of itself and its filter. */
+struct bb_index_meta {
+	__u64 seed, generation;	/* its filter's */
+	__u32 map_id;
+	__u64 changes;		/* live adds and deletes written since the load */
+	__u64 added, deleted;	/* entries added and deleted live */
+	double fp;		/* the load's --fp: add's --max-fp is twice it */
+};
 
 /* A written index, mapped read-only. */
 struct bb_index_view {
@@ -296,7 +323,8 @@ struct bb_index_view {
 	size_t size;
 	const struct bb_index_rec *recs;	/* sorted by h */
 	size_t n;
-	__u64 seed, generation;
+	struct bb_index_meta meta;
+	__u64 seed, generation;			/* meta's, for short */
 	__u32 map_id;
 	const char *sources[BB_INDEX_MAX_SOURCES];
 	unsigned int n_sources;
@@ -309,11 +337,22 @@ int bb_filter_index(const struct bb_filter *filter, const struct bb_list *list,
 		    unsigned int threads, struct bb_index *out);
 /* Move from's records to the end of to's. */
 int bb_index_append(struct bb_index *to, struct bb_index *from);
+/* The records pushed from now on are of part part (a streamed build). */
+void bb_index_part(struct bb_index *x, size_t part);
 int bb_index_sort(struct bb_index *x);
 void bb_index_free(struct bb_index *x);
 /* Written to a temporary name beside path, then renamed. */
 int bb_index_write(const struct bb_index *x, const char *path, const char *const *sources,
 		   unsigned int n_sources, __u64 seed, __u64 generation, __u32 map_id);
+int bb_index_write_meta(const struct bb_index *x, const char *path, const char *const *sources,
+			unsigned int n_sources, const struct bb_index_meta *meta);
+/* The same as a file's bytes, malloc'd: a filter file's index section. */
+int bb_index_bytes(const struct bb_index *x, const char *const *sources, unsigned int n_sources,
+		   const struct bb_index_meta *m, void **out, size_t *len);
+/* A view of an index's bytes in memory, checked (its map stays NULL: nothing to close). */
+int bb_index_view_bytes(const void *bytes, size_t size, struct bb_index_view *v);
+/* The records of hash h in recs[0..n) sorted by h: their count, the first at *first. */
+size_t bb_index_find_in(const struct bb_index_rec *recs, size_t n, __u64 h, size_t *first);
 int bb_index_open(const char *path, struct bb_index_view *v);
 void bb_index_close(struct bb_index_view *v);
 /* The records of hash h: their count, the first at *first. */
@@ -329,6 +368,55 @@ int bb_index_describes(const struct bb_index_view *v, const struct bb_block *ima
  */
 int bb_image_attribute(const struct bb_block *image, const struct bb_index_view *index,
 		       const struct bb_entry *entry, const struct bb_index_rec **rec);
+
+/*
+ * Live add and delete (filter_live.c): the live map, writable; the index, in memory;
+ * the counting shadow, a 4-bit count a bit of the blocks. bb_live_add() and
+ * bb_live_del() stage, bb_live_commit() changes the map and writes index and shadow.
+ */
+#define BB_LIVE_SOURCE	"(added live)"	/* the index's source of bloomblock add */
+
+struct bb_live {
+	struct bb_block *image;
+	struct bb_filter shape;		/* the live plan: seed, probe lengths, flags */
+	struct bb_index index;		/* sorted by h */
+	char *sources[BB_INDEX_MAX_SOURCES];
+	unsigned int n_sources;
+	struct bb_index_meta meta;
+	__u8 *counts;			/* the shadow */
+	size_t counts_bytes;
+	bool shadow_built;		/* built from the index: none kept, or stale */
+	/* this run's */
+	struct bb_index adds;		/* records to add */
+	__u8 *dead;			/* a bit a record of index: deleted */
+	size_t n_dead;
+	struct bb_entry *short_adds, *short_dels;	/* prefixes /16 and shorter */
+	size_t n_short_adds, n_short_dels;
+	bool plens_grown;
+	__u32 flags_new;
+	__u64 keys_added, keys_removed;	/* distinct keys set, cleared */
+};
+
+/* -ESTALE: the index is not the live filter's; -ENOENT: there is none. */
+int bb_live_open(struct bb_live *l, struct bb_block *image, const char *index_path,
+		 const char *shadow_path);
+void bb_live_close(struct bb_live *l);
+/*
+ * Stage entry e: 1 staged, 0 held already; -ERANGE no probe length fits it and the
+ * header has no room for another (a reload), -E2BIG too many keys (a reload).
+ */
+int bb_live_add(struct bb_live *l, const struct bb_entry *e);
+/*
+ * Stage e's delete: 1 staged; 0 the index does not hold it as such, with *holder the
+ * record of what matches it instead (a wider prefix, a parent name), or NULL.
+ */
+int bb_live_del(struct bb_live *l, const struct bb_entry *e, const struct bb_index_rec **holder);
+/*
+ * Apply what is staged, in crash-safe order, and write index and shadow. -ENOSPC:
+ * the adds would take a check's rate (fp_check, each) over max_fp; nothing changed.
+ */
+int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow_path,
+		   double max_fp, double fp_check[BB_CHECK_MAX]);
 
 /* Key encodings of names and URLs: kind tag then text. Returns the key length. */
 __u32 bb_key_text(__u8 *key, enum bb_key_kind kind, const char *text, size_t len);

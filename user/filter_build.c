@@ -194,6 +194,10 @@ void add_entry(struct build_job *job, const struct bb_entry *e)
 		return;		/* the allowlist's: not in the Bloom filter */
 	job->cur_src = e->src;
 	job->cur_line = e->line;
+	job->cur_form = e->kind == BB_ENTRY_NAME ?
+		(e->flags & BB_ENTRY_F_SUBDOMAINS_ONLY ? BB_FORM_SUBDOMAINS :
+		 e->flags & BB_ENTRY_F_EXACT ? BB_FORM_EXACT : BB_FORM_NAME) :
+		e->kind == BB_ENTRY_URL ? 0 : e->plen;
 	switch (e->kind) {
 	case BB_ENTRY_IP4:
 	case BB_ENTRY_IP6:

@@ -50,12 +50,35 @@ void index_push(struct build_job *job, __u64 h, enum bb_key_kind kind)
 		x->cap = cap;
 	}
 	x->recs[x->n++] = (struct bb_index_rec){ .h = h, .line = job->cur_line,
-						 .part = job->cur_part, .src = job->cur_src,
-						 .kind = (__u8)kind };
+						 .src = job->cur_src, .kind = (__u8)kind,
+						 .form = job->cur_form };
+}
+
+void bb_index_part(struct bb_index *x, size_t part)
+{
+	if (x->err)
+		return;
+	if (x->n_runs && x->runs[x->n_runs - 1].first == x->n) {
+		x->runs[x->n_runs - 1].part = part;	/* an empty run: replaced */
+		return;
+	}
+	if (x->n_runs == x->cap_runs) {
+		size_t cap = x->cap_runs ? 2 * x->cap_runs : 64;
+		struct bb_index_run *r = realloc(x->runs, cap * sizeof(*r));
+
+		if (!r) {
+			x->err = -ENOMEM;
+			return;
+		}
+		x->runs = r;
+		x->cap_runs = cap;
+	}
+	x->runs[x->n_runs++] = (struct bb_index_run){ .first = x->n, .part = part };
 }
 
 void bb_index_free(struct bb_index *x)
 {
+	free(x->runs);
 	free(x->recs);
 	memset(x, 0, sizeof(*x));
 }
@@ -73,6 +96,20 @@ int bb_index_append(struct bb_index *to, struct bb_index *from)
 		return -ENOMEM;
 	memcpy(r + to->n, from->recs, from->n * sizeof(*r));
 	to->recs = r;
+	if (from->n_runs) {
+		struct bb_index_run *runs = realloc(to->runs, (to->n_runs + from->n_runs) *
+						    sizeof(*runs));
+		size_t i;
+
+		if (!runs)
+			return -ENOMEM;
+		for (i = 0; i < from->n_runs; i++)
+			runs[to->n_runs + i] = (struct bb_index_run){
+				.first = to->n + from->runs[i].first, .part = from->runs[i].part };
+		to->runs = runs;
+		to->n_runs += from->n_runs;
+		to->cap_runs = to->n_runs;
+	}
 	to->n += from->n;
 	to->cap = to->n;
 	bb_index_free(from);
@@ -125,15 +162,22 @@ int bb_index_sort(struct bb_index *x)
 int bb_index_rebase(struct bb_index *x, size_t *const *base, const size_t *parts,
 		    unsigned int n_src)
 {
-	size_t i;
+	size_t i, run;
 
-	for (i = 0; i < x->n; i++) {
-		struct bb_index_rec *r = &x->recs[i];
+	for (run = 0; run < x->n_runs; run++) {
+		size_t end = run + 1 < x->n_runs ? x->runs[run + 1].first : x->n;
+		size_t part = x->runs[run].part;
 
-		if (r->src < n_src && r->part < parts[r->src])
-			r->line += (__u32)base[r->src][r->part];
-		r->part = 0;
+		for (i = x->runs[run].first; i < end; i++) {
+			struct bb_index_rec *r = &x->recs[i];
+
+			if (r->src < n_src && part < parts[r->src])
+				r->line += (__u32)base[r->src][part];
+		}
 	}
+	free(x->runs);
+	x->runs = NULL;
+	x->n_runs = x->cap_runs = 0;
 	return bb_index_sort(x);
 }
 
@@ -202,25 +246,47 @@ struct index_file_header {
 	__u32 map_id;
 	__u32 n_sources;
 	__u64 sources_bytes;	/* the sources' names, NUL-terminated, after the records */
-	__u8 pad[16];
+	__u64 changes, added, deleted;	/* bb_index_meta */
+	double fp;
+	__u8 pad[48];
 };
 
-_Static_assert(sizeof(struct index_file_header) == 64, "the index header is 64 bytes");
+_Static_assert(sizeof(struct index_file_header) == 128, "the index header is 128 bytes");
 _Static_assert(sizeof(struct bb_index_rec) == 16, "an index record is 16 bytes");
 
 int bb_index_write(const struct bb_index *x, const char *path, const char *const *sources,
 		   unsigned int n_sources, __u64 seed, __u64 generation, __u32 map_id)
 {
-	struct index_file_header h = { .n_recs = x->n, .seed = seed, .generation = generation,
-				       .map_id = map_id, .n_sources = n_sources };
+	struct bb_index_meta m = { .seed = seed, .generation = generation, .map_id = map_id };
+
+	return bb_index_write_meta(x, path, sources, n_sources, &m);
+}
+
+static void meta_header(struct index_file_header *h, const struct bb_index *x,
+			const char *const *sources, unsigned int n_sources,
+			const struct bb_index_meta *m)
+{
+	unsigned int i;
+
+	*h = (struct index_file_header){ .n_recs = x->n, .seed = m->seed,
+					 .generation = m->generation, .map_id = m->map_id,
+					 .n_sources = n_sources, .changes = m->changes,
+					 .added = m->added, .deleted = m->deleted, .fp = m->fp };
+	memcpy(h->magic, INDEX_MAGIC, sizeof(h->magic));
+	for (i = 0; i < n_sources; i++)
+		h->sources_bytes += strlen(sources[i]) + 1;
+}
+
+int bb_index_write_meta(const struct bb_index *x, const char *path, const char *const *sources,
+			unsigned int n_sources, const struct bb_index_meta *m)
+{
+	struct index_file_header h;
 	char tmp[4096];
 	unsigned int i;
 	FILE *f;
 	int err = 0;
 
-	memcpy(h.magic, INDEX_MAGIC, sizeof(h.magic));
-	for (i = 0; i < n_sources; i++)
-		h.sources_bytes += strlen(sources[i]) + 1;
+	meta_header(&h, x, sources, n_sources, m);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	f = fopen(tmp, "w");
@@ -241,19 +307,87 @@ int bb_index_write(const struct bb_index *x, const char *path, const char *const
 	return err;
 }
 
-int bb_index_open(const char *path, struct bb_index_view *v)
+int bb_index_bytes(const struct bb_index *x, const char *const *sources, unsigned int n_sources,
+		   const struct bb_index_meta *m, void **out, size_t *len)
 {
-	const struct index_file_header *h;
-	struct stat st;
+	struct index_file_header h;
+	unsigned int i;
+	char *b, *p;
+
+	meta_header(&h, x, sources, n_sources, m);
+	*len = sizeof(h) + x->n * sizeof(*x->recs) + h.sources_bytes;
+	b = malloc(*len);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, &h, sizeof(h));
+	if (x->n)
+		memcpy(b + sizeof(h), x->recs, x->n * sizeof(*x->recs));
+	p = b + sizeof(h) + x->n * sizeof(*x->recs);
+	for (i = 0; i < n_sources; i++) {
+		size_t n = strlen(sources[i]) + 1;
+
+		memcpy(p, sources[i], n);
+		p += n;
+	}
+	*out = b;
+	return 0;
+}
+
+/* An index's bytes, checked; v points into them. */
+static int view_bytes(struct bb_index_view *v, const void *bytes, size_t size)
+{
+	const struct index_file_header *h = bytes;
 	const char *s, *end;
 	unsigned int i;
-	int fd;
+
+	if (size < sizeof(*h) || memcmp(h->magic, INDEX_MAGIC, 8) ||
+	    h->n_sources > BB_INDEX_MAX_SOURCES ||
+	    h->n_recs > (size - sizeof(*h)) / sizeof(struct bb_index_rec) ||
+	    sizeof(*h) + h->n_recs * sizeof(struct bb_index_rec) + h->sources_bytes != size)
+		return -EBADMSG;
+	v->recs = (const void *)(h + 1);
+	v->n = h->n_recs;
+	v->meta = (struct bb_index_meta){ .seed = h->seed, .generation = h->generation,
+					  .map_id = h->map_id, .changes = h->changes,
+					  .added = h->added, .deleted = h->deleted, .fp = h->fp };
+	v->seed = h->seed;
+	v->generation = h->generation;
+	v->map_id = h->map_id;
+	s = (const char *)(v->recs + v->n);
+	end = (const char *)bytes + size;
+	for (i = 0; i < h->n_sources; i++) {
+		const char *z = memchr(s, '\0', (size_t)(end - s));
+
+		if (!z)
+			return -EBADMSG;
+		v->sources[i] = s;
+		s = z + 1;
+	}
+	v->n_sources = h->n_sources;
+	return 0;
+}
+
+int bb_index_view_bytes(const void *bytes, size_t size, struct bb_index_view *v)
+{
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = view_bytes(v, bytes, size);
+	if (err)
+		memset(v, 0, sizeof(*v));
+	return err;
+}
+
+int bb_index_open(const char *path, struct bb_index_view *v)
+{
+	struct stat st;
+	int fd, err;
 
 	memset(v, 0, sizeof(*v));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*h)) {
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(struct index_file_header)) {
 		close(fd);
 		return -EBADMSG;
 	}
@@ -264,32 +398,10 @@ int bb_index_open(const char *path, struct bb_index_view *v)
 		v->map = NULL;
 		return -errno;
 	}
-	h = v->map;
-	if (memcmp(h->magic, INDEX_MAGIC, 8) || h->n_sources > BB_INDEX_MAX_SOURCES ||
-	    h->n_recs > (v->size - sizeof(*h)) / sizeof(struct bb_index_rec) ||
-	    sizeof(*h) + h->n_recs * sizeof(struct bb_index_rec) + h->sources_bytes != v->size) {
+	err = view_bytes(v, v->map, v->size);
+	if (err)
 		bb_index_close(v);
-		return -EBADMSG;
-	}
-	v->recs = (const void *)(h + 1);
-	v->n = h->n_recs;
-	v->seed = h->seed;
-	v->generation = h->generation;
-	v->map_id = h->map_id;
-	s = (const char *)(v->recs + v->n);
-	end = (const char *)v->map + v->size;
-	for (i = 0; i < h->n_sources; i++) {
-		const char *z = memchr(s, '\0', (size_t)(end - s));
-
-		if (!z) {
-			bb_index_close(v);
-			return -EBADMSG;
-		}
-		v->sources[i] = s;
-		s = z + 1;
-	}
-	v->n_sources = h->n_sources;
-	return 0;
+	return err;
 }
 
 void bb_index_close(struct bb_index_view *v)
@@ -299,22 +411,27 @@ void bb_index_close(struct bb_index_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-size_t bb_index_find(const struct bb_index_view *v, __u64 h, size_t *first)
+size_t bb_index_find_in(const struct bb_index_rec *recs, size_t n_recs, __u64 h, size_t *first)
 {
-	size_t lo = 0, hi = v->n, n = 0;
+	size_t lo = 0, hi = n_recs, n = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v->recs[mid].h < h)
+		if (recs[mid].h < h)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	*first = lo;
-	while (lo + n < v->n && v->recs[lo + n].h == h)
+	while (lo + n < n_recs && recs[lo + n].h == h)
 		n++;
 	return n;
+}
+
+size_t bb_index_find(const struct bb_index_view *v, __u64 h, size_t *first)
+{
+	return bb_index_find_in(v->recs, v->n, h, first);
 }
 
 const char *bb_index_source(const struct bb_index_view *v, unsigned int src)

@@ -41,8 +41,7 @@ struct build_job {
 	 * entry came from; index_only: recorded, nothing else */
 	struct bb_index *index;
 	bool index_only;
-	__u8 cur_src;
-	__u16 cur_part;
+	__u8 cur_src, cur_form;
 	__u32 cur_line;
 };
 

@@ -212,7 +212,8 @@ void bb_filter_stream_add(struct bb_filter_stream *stream, unsigned int thread,
 
 void bb_filter_stream_part(struct bb_filter_stream *stream, unsigned int thread, size_t part)
 {
-	stream->jobs[thread % BB_BUILD_MAX_THREADS].cur_part = (__u16)part;
+	if (stream->index)
+		bb_index_part(&stream->job_index[thread % BB_BUILD_MAX_THREADS], part);
 }
 
 int bb_filter_stream_end(struct bb_filter_stream *stream, __u64 *repeats)

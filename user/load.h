@@ -119,6 +119,10 @@ int load_parse_lists(struct load_run *run);
 /* A filter file's line in the summary, and its object in the JSON's files. */
 void load_report_bbf(struct load_run *run, const char *path);
 int load_build_filter(struct load_run *run);
+/* The key index of what run built (streamed records rebased, or one more pass), with
+ * the lists' names and the index's header. */
+int load_index(struct load_run *run, const char **sources, unsigned int *n_src,
+	       struct bb_index_meta *meta);
 
 /* The summary of one file: its line, an ipset file's sets, a warning; its JSON. */
 json_t *load_report_file(const char *path, const struct bb_list_counts *c,

@@ -23,6 +23,8 @@ static const struct command {
 	{ "check",	cmd_check,	"ask the live filter whether items are listed" },
 	{ "allow",	cmd_allow,	"let items through the live filter, now and after reloads" },
 	{ "disallow",	cmd_disallow,	"take items out of the live allowlist" },
+	{ "add",	cmd_add,	"block items in the live filter now, until the next load" },
+	{ "del",	cmd_del,	"take listed items out of the live filter, until the next load" },
 	{ "plan",	cmd_plan,	"size a filter for N items at a target false-positive rate" },
 };
 

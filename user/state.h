@@ -16,6 +16,8 @@ struct bb_index_view;
 #define BB_STATE_ROOT		"/run/bloomblock"
 #define BB_STATE_ALLOW		"allow.list"	/* one item a line, a plain list */
 #define BB_STATE_INDEX		"index.bin"	/* the live filter's key index (filter.h) */
+#define BB_STATE_SHADOW		"shadow.bin"	/* its counting shadow (filter_live.c) */
+#define BB_STATE_LOADED		"loaded.json"	/* what the last load loaded, when, from what */
 
 /*
  * The state directory: --state-dir, else BB_STATE_ROOT/ and the pin directory's path

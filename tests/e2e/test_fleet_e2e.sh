@@ -91,6 +91,7 @@ check_eq "info: the list it was built from" "$(jq -r '.sources.lists[0].file' <<
 check_eq "info: that list's size" "$(jq -r '.sources.lists[0].bytes' <<<"$out")" "$(stat -c %s "$LISTA")"
 check_match "info: its XXH128 digest" '^[0-9a-f]{32}$' "$(jq -r '.sources.lists[0].xxh128' <<<"$out")"
 check_eq "info: it holds names" "$(jq -r '.filter.names' <<<"$out")" true
+check "info: it carries the key index" test "$(jq -r '.index.keys' <<<"$out")" -gt 0
 run timeout "$BB_TIMEOUT" "$BB" info "$A"
 check_match "info (text): the per-check rates" 'per check' "$out"
 run timeout "$BB_TIMEOUT" "$BB" build "$LISTB" -o "$B" --seed 12
@@ -112,6 +113,16 @@ for n in $NODES; do
 done
 ref=$(answers 1)
 check_match "node 1: check says evil.example is listed" 'evil\.example: listed' "$ref"
+check_match "node 1: ... at the build's list and line (the file's key index)" \
+	"evil\\.example: listed \\($LISTA:3\\)" "$ref"
+check_match "node 1: status says it was loaded from the filter file" \
+	'^loaded +.* from the filter file .*a\.bbf' "$(bbn 1 status)"
+run bbn 1 del evil.example
+check_rc "node 1: del works on a filter that came as a file" 0
+check_match "node 1: ... and evil.example is then not listed" 'evil\.example: not listed' \
+	"$(bbn 1 check evil.example)"
+run bbn 1 add evil.example
+check_rc "node 1: add puts it back" 0
 for n in 2 3; do
 	check_eq "node $n: check answers as node 1 does, item for item" "$(answers "$n")" "$ref"
 done

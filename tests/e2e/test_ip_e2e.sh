@@ -106,6 +106,49 @@ check_eq "--pin-dir after the command works" "$(jq -r .pin_dir <<<"$out" 2>&1)" 
 run bb status
 check_match "status (text) names bbd0" 'bbd0' "$out"
 
+# ---- add and del: live, through the attached program, no reload ----------------------------
+gen_live=$(bb_status .filter.generation)
+expect_pass "add: before, 198.51.100.3 passes" 198.51.100.3 $V4
+run bb add 198.51.100.3
+check_rc "add 198.51.100.3 exits 0" 0
+check_eq "add says added" "$out" "198.51.100.3: added"
+expect_blocked "add: 198.51.100.3 is dropped at once" 198.51.100.3 $V4
+check_eq "add: check says it was added live" "$(bb check 198.51.100.3)" \
+	"198.51.100.3: listed ((added live))"
+run bb add 198.51.100.2
+check_eq "add of a listed item: listed already, exit 0" "$rc:$out" "0:198.51.100.2: listed already"
+run bb del 198.51.100.3
+check_rc "del 198.51.100.3 exits 0" 0
+expect_pass "del: 198.51.100.3 passes again" 198.51.100.3 $V4
+run bb del 198.51.100.77
+check_rc "del of what no list holds: refused, exit 1" 1
+check_match "... says not listed" '^198\.51\.100\.77: not listed' "$out"
+run bb del 203.0.113.9
+check_rc "del of an address inside a listed /24: refused, exit 1" 1
+check_match "... naming the line that blocks it" "not listed as such: .*$LIST1:5" "$out"
+expect_blocked "... and it is still dropped" 203.0.113.9 $V4
+run_stdin '203.0.113.0/24' bb del -
+check_rc "del - (stdin) of the /24 exits 0" 0
+expect_pass "del: 203.0.113.9 passes with its /24 deleted" 203.0.113.9 $V4
+expect_blocked "del: ... while 198.51.100.2, listed too, is still dropped" 198.51.100.2 $V4
+printf '# added\n203.0.113.0/24\n2001:db8:51::3\n' >"$BB_TMP/add.txt"
+run bb add -f "$BB_TMP/add.txt"
+check_rc "add -f LIST (a /24 and an IPv6 address) exits 0" 0
+check_match "add -f: a summary" 'added 2 items' "$err"
+expect_blocked "add -f: 203.0.113.9 dropped again" 203.0.113.9 $V4
+expect_blocked "add -f: 2001:db8:51::3 dropped" 2001:db8:51::3 $V6
+run bb add --max-fp 0.0000001 198.51.100.99
+check_rc "add past --max-fp: refused, exit 1" 1
+check_match "... saying to load with more capacity" 'nothing added.*--capacity' "$err"
+check_eq "... and nothing was added" "$(bb check 198.51.100.99)" "198.51.100.99: not listed"
+check_eq "add and del: no reload (generation unchanged)" "$(bb_status .filter.generation)" "$gen_live"
+check_eq "status -j: the live changes counted" \
+	"$(bb_status '[.index.added_live, .index.deleted_live] | join(",")')" "3,2"
+check "status -j: the counting shadow kept" test "$(bb_status .index.shadow_bytes)" -gt 0
+check "the shadow is in the state dir" test -s "$BB_STATE_DIR/shadow.bin"
+run bb del 2001:db8:51::3
+expect_pass "del: 2001:db8:51::3 passes again" 2001:db8:51::3 $V6
+
 # ---- reload with a different list: verdicts flip, no re-attach ----------------------------
 run bb load "$LIST2" -i bbd0
 check_rc "reload with a different list exits 0" 0
@@ -278,6 +321,9 @@ check_eq "--no-index: check says listed (maybe), naming no list" "$out" \
 	"198.51.100.3: listed (maybe)"
 check_eq "--no-index: status -j says there is no index" "$(bb_status .index)" null
 check_fails "--no-index: no index file is left" test -e "$BB_STATE_DIR/index.bin"
+run bb add 198.51.100.9
+check_rc "--no-index: add is refused (exit 2)" 2
+check_match "... saying it needs the key index" 'needs the live filter.s key index' "$err"
 
 # ---- unload -------------------------------------------------------------------------------------
 run bb unload -i bbd0

@@ -416,6 +416,30 @@ check_item "check http://phish.test/other: not listed" http://phish.test/other 1
 check_item "check phish.test: not listed" phish.test 1 'not listed'
 check_item "check localhost: not listed" localhost 1 'not listed'
 
+# ---- 8b. add and del, live: names, subdomains, URLs ------------------------------------------------------
+expect_dns_answer "add: before, dig good.example answers" good.example
+run bb add good.example http://good.test/login/
+check_rc "add good.example and a URL prefix exits 0" 0
+expect_dns_blocked "add: dig good.example times out at once" good.example
+expect_dns_blocked "add: dig a.good.example (a subdomain) times out" a.good.example
+expect_get_blocked "add: https://good.example/ gets no answer (SNI)" https://good.example/
+expect_get_blocked "add: http://good.test/login/x gets no answer (the URL)" http://good.test/login/x
+expect_get_ok "add: http://good.test/other still answers 200" http://good.test/other
+run bb del a.evil.example
+check_rc "del of a subdomain of a listed name: refused, exit 1" 1
+check_match "... naming the parent's line" "not listed as such: .*$LIST1:2" "$out"
+expect_dns_blocked "... and it is still blocked" a.evil.example
+run bb del good.example http://good.test/login/
+check_rc "del of both exits 0" 0
+expect_dns_answer "del: dig good.example answers again" good.example
+expect_get_ok "del: http://good.test/login/x answers 200 again" http://good.test/login/x
+expect_dns_blocked "del: dig evil.example (listed) still times out" evil.example
+run bb add '*.sub.good.example'
+expect_dns_blocked "add *.name: dig x.sub.good.example times out" x.sub.good.example
+expect_dns_answer "add *.name: dig sub.good.example itself answers" sub.good.example
+run bb del '*.sub.good.example'
+expect_dns_answer "del *.name: dig x.sub.good.example answers again" x.sub.good.example
+
 # ---- 9. reload with another list: verdicts flip -------------------------------------------------------
 gen1=$(bb_status .filter.generation)
 printf '# the second list\ngood.example\n' >"$LIST2"

@@ -64,6 +64,9 @@ static void test_round_trip(void)
 		"*.wild.example", "phish.test/login/", "@@good.evil.example", NULL,
 	};
 	struct bb_filter_opts opts = { .seed = 5 };
+	struct bb_index idx = { 0 };
+	void *index = NULL;
+	size_t index_len = 0;
 	char text[BB_KEY_MAX + 64], why[256];
 	struct bb_filter f;
 	struct bb_list list;
@@ -82,7 +85,16 @@ static void test_round_trip(void)
 	image = err ? NULL : calloc(1, image_bytes);
 	if (image)
 		bb_filter_write_image(&f, image);
-	err = image ? bbf_write(good, image, image_bytes, "{\"lists\":[]}") : -ENOMEM;
+	/* with the key index as a third section, which every check below covers too */
+	if (image) {
+		const char *src = "list.txt";
+		struct bb_index_meta meta = { .seed = f.hdr.seed, .fp = 0.001 };
+
+		err = bb_filter_index(&f, &list, 1, &idx);
+		err = err ?: bb_index_bytes(&idx, &src, 1, &meta, &index, &index_len);
+	}
+	err = image ? err ?: bbf_write_index(good, image, image_bytes, "{\"lists\":[]}", index,
+					     index_len) : -ENOMEM;
 	tap_result(!err && bbf_is(good), "a filter file is written, and known by its magic",
 		   "%s", strerror(-err));
 	err = err ?: bbf_open(good, &bf, why, sizeof(why));
@@ -99,8 +111,18 @@ static void test_round_trip(void)
 		ok = bb_image_match_entry(bf.image, &e) == 1;
 	}
 	tap_result(ok, "read back: the file's image matches every entry of its list", NULL);
+	{
+		struct bb_index_view v;
+
+		tap_result(!err && bf.index && bf.index_len == index_len &&
+			   !bb_index_view_bytes(bf.index, bf.index_len, &v) && v.n == idx.n &&
+			   v.seed == f.hdr.seed && v.n_sources == 1 && !strcmp(v.sources[0], "list.txt"),
+			   "read back: the key index section, every record, its seed and list", NULL);
+	}
 	if (!err)
 		bbf_close(&bf);
+	free(index);
+	bb_index_free(&idx);
 	tap_result(!read_all(good, &file, &file_size) && file_size > 128,
 		   "the good file read whole", NULL);
 	tap_result(!bbf_is("/nonexistent/x.bbf") &&
