@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,36 +101,89 @@ static void key_count(struct bb_live *l, __u64 h, int dir)
 	}
 }
 
-/* The counts of every distinct held key's bits, from the index alone. */
-static void shadow_build(struct bb_live *l)
+/* Count up the bits of key h in counts (the shadow of block b): 8 or 16 of them. */
+static inline void count_key(__u8 *counts, __u64 h, __u32 k)
 {
+	__u32 x = (__u32)h, bit[2 * BB_WORDS];
+	unsigned int i;
+
+	for (i = 0; i < k; i++) {
+		size_t at;
+		unsigned int c, shift;
+
+		bit[i] = (i % BB_WORDS) * 64 + ((x * bb_salts[i]) >> 26);
+		if (i >= BB_WORDS && bit[i] == bit[i - BB_WORDS])
+			continue;	/* the same bit twice: a key counts once */
+		at = bit[i] / 2;
+		shift = (bit[i] & 1) * 4;
+		c = counts[at] >> shift & 15;
+		if (c < COUNT_MAX)
+			counts[at] = (__u8)(counts[at] + (1U << shift));
+	}
+}
+
+struct build_part {
+	const struct bb_live *l;
+	size_t lo, hi;		/* records; the blocks they touch are theirs alone */
+};
+
+static void *build_range(void *arg)
+{
+	const struct build_part *p = arg;
+	const struct bb_live *l = p->l;
 	const struct bb_header *hdr = live_header(l);
 	size_t i;
 
-	memset(l->counts, 0, l->counts_bytes);
-	for (i = 0; i < l->index.n; i++) {
+	for (i = p->lo; i < p->hi; i++) {
 		const struct bb_index_rec *r = &l->index.recs[i];
-		__u32 b = bb_block_of(r->h, hdr->nblocks);
-		__u64 m[BB_WORDS];
-		unsigned int w;
 
 		if (rec_short(r) || (i && l->index.recs[i - 1].h == r->h))
 			continue;
-		bb_block_masks(r->h, hdr->k, m);
-		for (w = 0; w < BB_WORDS; w++) {
-			__u64 bits = m[w];
-
-			while (bits) {
-				size_t at = (size_t)b * COUNTS_PER_BLOCK + w * 64 +
-					    (unsigned int)__builtin_ctzll(bits);
-				unsigned int c = count_get(l->counts, at);
-
-				bits &= bits - 1;
-				if (c < COUNT_MAX)
-					count_set(l->counts, at, c + 1);
-			}
-		}
+		count_key(l->counts + (size_t)bb_block_of(r->h, hdr->nblocks) * BYTES_PER_BLOCK,
+			  r->h, hdr->k);
 	}
+	return NULL;
+}
+
+/*
+ * The counts of every distinct held key's bits, from the index alone, on threads:
+ * the records are sorted by hash and a block is a range of hashes, so each thread
+ * takes a run of records whose blocks no other thread touches.
+ */
+static void shadow_build(struct bb_live *l)
+{
+	const struct bb_header *hdr = live_header(l);
+	struct build_part parts[BB_BUILD_MAX_THREADS];
+	pthread_t tid[BB_BUILD_MAX_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int t, n = cpus > 0 ? (unsigned int)cpus : 1;
+	size_t at = 0;
+
+	memset(l->counts, 0, l->counts_bytes);
+	if (n > BB_BUILD_MAX_THREADS)
+		n = BB_BUILD_MAX_THREADS;
+	if (l->index.n < 4096)
+		n = 1;
+	for (t = 0; t < n; t++) {
+		size_t hi = t + 1 == n ? l->index.n : l->index.n / n * (t + 1);
+
+		if (hi < at)
+			hi = at;
+		/* end at a block boundary, so no two threads share a block */
+		while (hi < l->index.n && hi > at &&
+		       bb_block_of(l->index.recs[hi].h, hdr->nblocks) ==
+		       bb_block_of(l->index.recs[hi - 1].h, hdr->nblocks))
+			hi++;
+		parts[t] = (struct build_part){ .l = l, .lo = at, .hi = hi };
+		at = hi;
+	}
+	for (t = 1; t < n; t++)
+		if (pthread_create(&tid[t], NULL, build_range, &parts[t]))
+			build_range(&parts[t]), tid[t] = 0;
+	build_range(&parts[0]);
+	for (t = 1; t < n; t++)
+		if (tid[t])
+			pthread_join(tid[t], NULL);
 	l->shadow_built = true;
 }
 
@@ -553,25 +607,25 @@ static void plens_write(__u8 *live, __u8 *n_live, const struct bb_plen_plan *pla
 	__atomic_store_n(n_live, plan->n_plens, __ATOMIC_RELEASE);
 }
 
+/* The adds merged into the index in place, from the back: no second copy of it. */
 static int merge_adds(struct bb_live *l)
 {
-	size_t n = l->index.n + l->adds.n, i = 0, j = 0, o = 0;
-	struct bb_index_rec *out = malloc((n ? n : 1) * sizeof(*out));
+	size_t n = l->index.n + l->adds.n, i = l->index.n, j = l->adds.n, o = n;
+	struct bb_index_rec *r = realloc(l->index.recs, (n ? n : 1) * sizeof(*r));
 
-	if (!out)
+	if (!r)
 		return -ENOMEM;
-	while (i < l->index.n || j < l->adds.n) {
-		if (j == l->adds.n || (i < l->index.n && l->index.recs[i].h <= l->adds.recs[j].h))
-			out[o++] = l->index.recs[i++];
+	while (j > 0) {
+		if (i > 0 && r[i - 1].h > l->adds.recs[j - 1].h)
+			r[--o] = r[--i];
 		else
-			out[o++] = l->adds.recs[j++];
+			r[--o] = l->adds.recs[--j];
 	}
-	free(l->index.recs);
-	l->index.recs = out;
-	l->index.n = l->index.cap = o;
+	l->index.recs = r;
+	l->index.n = l->index.cap = n;
 	bb_index_free(&l->adds);
 	free(l->dead);
-	l->dead = calloc(o / 8 + 1, 1);
+	l->dead = calloc(n / 8 + 1, 1);
 	return l->dead ? 0 : -ENOMEM;
 }
 
