@@ -4,8 +4,9 @@
  * the load path of bloomblock next to a hash map, an LPM trie, the kernel's Bloom
  * filter map and nftables, all in one run. This file takes the options, sets the run
  * up and calls each part in turn: the address rows (bench_addr.c), the name rows
- * (bench_names.c), the load path (bench_load.c), the veth part's table (veth.c), then
- * the targets and the report (bench_report.c). docs/BENCHMARKS.md explains every number.
+ * (bench_names.c), the load path (bench_load.c), the veth part's table (veth.c), live
+ * add and delete and filter files (bench_live.c), then the targets and the report
+ * (bench_report.c). docs/BENCHMARKS.md explains every number.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +32,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
-		"             [--rounds N] [--cpu N]\n"
+		"             [--rounds N] [--cpu N] [--only PART,...]\n"
+		"                                  --only: addr, names, load (and veth), live;\n"
+		"                                  the targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
@@ -49,6 +52,33 @@ static void usage(FILE *f)
 		"Normally run by scripts/bench.sh (make bench); needs root.\n");
 }
 
+/* --only's comma-separated parts into settings.parts; -1 for an unknown one. */
+static int parse_parts(const char *arg)
+{
+	static const struct {
+		const char *name;
+		unsigned int part;
+	} parts[] = {
+		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
+		{ "veth", PART_LOAD }, { "live", PART_LIVE },
+	};
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	settings.parts = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ARRAY_SIZE(parts) && strcmp(tok, parts[i].name); i++)
+			;
+		if (i == ARRAY_SIZE(parts)) {
+			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live)\n", tok);
+			return -1;
+		}
+		settings.parts |= parts[i].part;
+	}
+	return settings.parts ? 0 : -1;
+}
+
 /* 0, or the exit code: 2 for a usage error, 0 with *done for --help. */
 static int parse_options(int argc, char **argv, struct modes *m, bool *done)
 {
@@ -59,6 +89,7 @@ static int parse_options(int argc, char **argv, struct modes *m, bool *done)
 		{ "load-results", required_argument, NULL, 'r' },
 		{ "rounds", required_argument, NULL, 'R' },
 		{ "cpu", required_argument, NULL, 'c' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "gen", required_argument, NULL, 'g' },
 		{ "gen-nft", required_argument, NULL, 'n' },
 		{ "sizes", no_argument, NULL, 's' },
@@ -75,8 +106,9 @@ static int parse_options(int argc, char **argv, struct modes *m, bool *done)
 	settings.out_dir = "bench-results";
 	settings.rounds = 0;
 	settings.cpu = -1;
+	settings.parts = PART_ALL;
 	m->seconds = 10;
-	while ((opt = getopt_long(argc, argv, "qo:l:r:R:c:g:n:sp:S:L:T:D:h", long_opts,
+	while ((opt = getopt_long(argc, argv, "qo:l:r:R:c:O:g:n:sp:S:L:T:D:h", long_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'q': settings.quick = true; break;
@@ -85,6 +117,10 @@ static int parse_options(int argc, char **argv, struct modes *m, bool *done)
 		case 'r': settings.load_results = optarg; break;
 		case 'R': settings.rounds = atoi(optarg); break;
 		case 'c': settings.cpu = atoi(optarg); break;
+		case 'O':
+			if (parse_parts(optarg))
+				return 2;
+			break;
 		case 'g': m->gen = optarg; break;
 		case 'n': m->gen_nft = optarg; break;
 		case 's': m->sizes = true; break;
@@ -159,6 +195,8 @@ static void set_mode(void)
 		settings.names_n = 10000;
 		settings.batch_sizes[0] = 10000;
 		settings.batch_sizes[1] = 100000;
+		settings.live_keys = 1000000;
+		settings.live_items = 10000;
 		settings.rounds = settings.rounds ?: 3;
 	} else {
 		settings.sizes[0] = 10000;
@@ -172,6 +210,8 @@ static void set_mode(void)
 		settings.names_n = 1000000;
 		settings.batch_sizes[0] = 1000000;
 		settings.batch_sizes[1] = 10000000;
+		settings.live_keys = 10000000;
+		settings.live_items = 100000;
 		settings.rounds = settings.rounds ?: 7;
 	}
 }
@@ -190,41 +230,63 @@ static void pin_to_cpu(void)
 }
 
 /*
- * Every part in turn, then the targets on their figures, then the report. The parts'
- * results are static: each holds its tables, tens of KiB.
+ * Every part in turn (those of --only), then the targets on their figures, then the
+ * report. The parts' results are static: each holds its tables, tens of KiB.
  */
 static int run_all(void)
 {
 	static struct addr_results addr;
 	static struct name_results names;
 	static struct load_results load;
+	static struct live_results live;
 	static struct script_results script;
 	static struct table veth, targets;
-	struct table *const tables[] = {
-		&addr.cold_table, &addr.hot_table, &addr.allow_table, &names.table,
-		&addr.memory_table, &addr.fpr_table, &load.table, &veth, &targets,
+	const struct {
+		struct table *t;
+		unsigned int part;
+	} all[] = {
+		{ &addr.cold_table, PART_ADDR }, { &addr.hot_table, PART_ADDR },
+		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
+		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
+		{ &load.table, PART_LOAD }, { &veth, PART_LOAD },
+		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
+		{ &targets, PART_ALL },
 	};
-	int err, i;
+	struct table *tables[ARRAY_SIZE(all)];
+	unsigned int parts = settings.parts;
+	int err = 0, i, n = 0;
 
-	err = addr_run(&addr);
-	settle_memory();
-	err = err ?: names_run(&names);
-	if (!err) {
+	if (parts & PART_ADDR) {
+		err = addr_run(&addr);
+		settle_memory();
+	}
+	if (!err && (parts & PART_NAMES))
+		err = names_run(&names);
+	if (!err && (parts & PART_LOAD)) {
 		if (settings.load_results)
 			script_results_read(&script, settings.load_results);
 		veth_report(&veth, &script);
 		err = load_run(&load, &script);
 	}
+	if (!err && (parts & PART_LIVE)) {
+		settle_memory();
+		err = live_run(&live);
+	}
 	if (err) {
 		bench_warn("stopped: %s\n", strerror(-err));
 		return 1;
 	}
-	report_targets(&targets, &addr, &names, &load);
+	report_targets(&targets, parts & PART_ADDR ? &addr : NULL,
+		       parts & PART_NAMES ? &names : NULL, parts & PART_LOAD ? &load : NULL,
+		       parts & PART_LIVE ? &live : NULL);
+	for (i = 0; i < (int)ARRAY_SIZE(all); i++)
+		if (all[i].part & parts)
+			tables[n++] = all[i].t;
 	fflush(stderr);
-	report_print(stdout, tables, ARRAY_SIZE(tables));
+	report_print(stdout, tables, n);
 	fflush(stdout);
-	err = report_write_files(tables, ARRAY_SIZE(tables));
-	for (i = 0; i < (int)ARRAY_SIZE(tables); i++)
+	err = report_write_files(tables, n);
+	for (i = 0; i < n; i++)
 		table_free(tables[i]);
 	return err ? 1 : 0;
 }

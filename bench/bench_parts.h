@@ -3,7 +3,8 @@
  * The driver's parts and what passes between them: the run's settings (bench.c), the
  * filters and test runs every part times with (bench_bpf.c), what scripts/bench.sh
  * measured (script_results.c), and per part its tables and the figures the targets are
- * judged on (struct addr_results, struct name_results, struct load_results).
+ * judged on (struct addr_results, struct name_results, struct load_results, struct
+ * live_results).
  */
 #ifndef BENCH_PARTS_H
 #define BENCH_PARTS_H
@@ -34,6 +35,17 @@ struct bench_settings {
 	__u32 names_n;			/* generated names (and addresses) of the name rows */
 	/* the hash map's batch rows and the nft sets; the last also the load path's lines */
 	__u32 batch_sizes[2];
+	__u32 live_keys, live_items;	/* the live rows' filter, and items per add or del */
+	unsigned int parts;		/* --only: the parts to run (enum bench_part bits) */
+};
+
+/* The driver's parts, for --only: each one's tables, and the targets judged on it. */
+enum bench_part {
+	PART_ADDR = 1 << 0,	/* tables 1a, 1b, 1c, 3, 4 */
+	PART_NAMES = 1 << 1,	/* table 2 */
+	PART_LOAD = 1 << 2,	/* tables 5 and 6 (with scripts/bench.sh's results) */
+	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
+	PART_ALL = (1 << 4) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
@@ -207,14 +219,46 @@ struct load_results {
  */
 int load_run(struct load_results *res, const struct script_results *script);
 
+/* ---- live add and delete, filter files (bench_live.c): tables 7a and 7b ---- */
+
+/* One kind of change, over the rounds: each step's seconds, and the whole. */
+struct live_op {
+	struct st3 open, stage, commit, total;
+	bool shadow_built;		/* the open built the shadow (every round) */
+};
+
+struct live_results {
+	struct table live_table, bbf_table;
+	__u32 keys, items;		/* settings.live_keys, live_items */
+	/* table 7a: [0] the first add after a load (no shadow kept), [1] an add, [2] a del */
+	struct live_op op[3];
+	double shadow_build_s;		/* its open over a kept shadow's, round by round */
+	double index_bytes, shadow_bytes;	/* the files after the last round */
+	double keys_held;		/* the index's records then */
+	double plain_shadow_bytes;	/* the shadow of the filter sized for keys alone */
+	double fp_after;		/* the worst check's rate after the last commit */
+	/* table 7b: medians, s, and the ratios round by round */
+	double bbf_bytes;		/* the image */
+	double bbf_load_s;		/* bbf_open (every checksum) + copy into fresh memory */
+	double memcpy_fresh_s, memcpy_warm_s;
+	double rebuild_s;		/* bb_filter_build of the same list, 2 threads */
+	double bbf_x_memcpy;		/* bbf_load_s over memcpy_fresh_s, paired */
+	double bbf_x_rebuild;		/* bbf_load_s over rebuild_s, medians */
+};
+
+/* The 10^7-key (settings.live_keys) IPv4 filter: live changes, then its filter file. */
+int live_run(struct live_results *res);
+
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
 
 /* ---- the targets and the report (bench_report.c) ---- */
 
+/* The targets of the parts that ran (settings.parts); the others' are not judged. */
 void report_targets(struct table *table, const struct addr_results *addr,
-		    const struct name_results *names, const struct load_results *load);
+		    const struct name_results *names, const struct load_results *load,
+		    const struct live_results *live);
 /* The header and every table as text on f. */
 void report_print(FILE *f, struct table *const *tables, int n);
 /* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark (`make bench`): the load path through the real CLI and nftables, then
-# the driver (.output/bench) for per-packet cost, memory, FPR and the in-process load
-# path; one table at the end, also written as Markdown and CSV to bench-results/.
+# the driver (.output/bench) for per-packet cost, memory, FPR, the in-process load
+# path, live add/del and filter files; one table at the end, also written as Markdown
+# and CSV to bench-results/.
 #
 #   sudo make bench                       full run (~11 minutes)
 #   sudo scripts/bench.sh --quick         smoke run with small sizes (< 2 minutes)
