@@ -106,6 +106,8 @@ struct bb_scratch {
 	__u32 path_len;		/* HTTP: the path after the host */
 	__u32 path_full;	/* HTTP: the path was not cut */
 	__u32 flow_kept;	/* TLS: the walk is in the flows map */
+	__u32 hook;		/* enum bb_event_hook, for the URL program's events */
+	__u32 url_event;	/* the URL program's event to raise (bb_event_raise()) */
 };
 
 struct {
@@ -130,6 +132,11 @@ struct bb_ctx {
 	const struct bb_allow_header *ah;	/* set in an allowlist context */
 	__u32 allow_first, allow_blocks;	/* the allowlist's table in filter */
 	int allow;				/* a constant where it is set */
+	/* the program's context, for a hit event's interface: an xdp_md when xdp,
+	 * else a __sk_buff; hook: enum bb_event_hook */
+	void *pctx;
+	__u32 hook;
+	int xdp;				/* a constant per program */
 };
 
 static __always_inline int hash_hit(const struct bb_ctx *c, __u64 h)
@@ -271,6 +278,109 @@ __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 	if (ok)
 		c.st->allowed++;
 	return ok;
+}
+
+/* Hit events, for `bloomblock events`: 1 MiB, about 3000 of them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+/* The rate limit, a token bucket per CPU: credit in nanoseconds of the rate. */
+struct bb_event_bucket {
+	__u64 last_ns, credit_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_event_bucket);
+} event_bucket SEC(".maps");
+
+/*
+ * Raise the event noted for a hit, when the live filter has events on and this CPU's
+ * bucket has credit for one (else counted: events_limited), into the ring buffer
+ * (full: events_lost). The packet's addresses and ports are the scratch's flow key,
+ * its name the scratch's key buffer. A global function: verified once, on hits only.
+ */
+__noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, __u32 hook)
+{
+	__u32 zero = 0, idx = BB_CONFIG_INDEX;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct bb_event_bucket *b = bpf_map_lookup_elem(&event_bucket, &zero);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_allow_header *ah;
+	const struct bb_header *hdr;
+	const struct bb_config *cfg;
+	struct bb_event *ev;
+	__u64 now, cost, cap;
+
+	if (!st || !sc || !b || !filter)
+		return 0;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	cfg = bpf_map_lookup_elem(filter, &idx);
+	if (!hdr || !cfg || !(hdr->flags & BB_HDR_F_EVENTS) || !cfg->event_cost_ns)
+		return 0;
+	now = bpf_ktime_get_ns();
+	cost = cfg->event_cost_ns;
+	cap = cost * (cfg->event_burst ? cfg->event_burst : 1);
+	b->credit_ns = b->last_ns ? b->credit_ns + (now - b->last_ns) : cap;
+	if (b->credit_ns > cap)
+		b->credit_ns = cap;
+	b->last_ns = now;
+	if (b->credit_ns < cost) {
+		st->events_limited++;
+		return 0;
+	}
+	b->credit_ns -= cost;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		st->events_lost++;
+		return 0;
+	}
+	ev->time_ns = now;
+	ev->ifindex = ifindex;
+	ev->hook = (__u8)hook;
+	ev->verdict = (__u8)what_verdict;
+	ev->what = (__u8)(what_verdict >> 8);
+	ev->family = sc->flow.family;
+	__builtin_memcpy(ev->saddr, sc->flow.saddr, 16);
+	__builtin_memcpy(ev->daddr, sc->flow.daddr, 16);
+	ev->sport = sc->flow.sport;
+	ev->dport = sc->flow.dport;
+	ev->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
+	ev->pad[0] = ev->pad[1] = 0;
+	ev->pad2 = 0;
+	idx = BB_FIRST_BLOCK + hdr->nblocks;
+	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
+	ev->map_id = ah ? ah->map_id : 0;
+	__builtin_memcpy(ev->key, sc->key, BB_EVENT_KEY_MAX);
+	bpf_ringbuf_submit(ev, 0);
+	st->events++;
+	return 1;
+}
+
+/*
+ * A hit's event (bb_event_raise()), when the filter has events on: its verdict by
+ * the mode, or allowed. The interface is read from the context only here: a context
+ * field can cost loads, and a hit is rare.
+ */
+static __always_inline void note_event(const struct bb_ctx *c, __u32 what, int allowed,
+				       __u32 key_len)
+{
+	__u32 ifindex, v;
+
+	if (!c->pctx || !(c->hdr->flags & BB_HDR_F_EVENTS))
+		return;
+	v = allowed ? BB_EV_ALLOWED : c->hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED :
+	    BB_EV_FLAGGED;
+	if (c->xdp)
+		ifindex = ((struct xdp_md *)c->pctx)->ingress_ifindex;
+	else
+		ifindex = ((struct __sk_buff *)c->pctx)->ifindex;
+	bb_event_raise(what << 8 | v, key_len, ifindex, c->hook);
 }
 
 /* The map id of c's allowlist, when it holds anything: whether a hit needs asking. */
@@ -649,7 +759,7 @@ static __always_inline int verdict(const struct bb_ctx *c, int hit)
  */
 static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 {
-	int hit = bb_match_name(c, c->sc->name_len);
+	int hit = bb_match_name(c, c->sc->name_len), allowed = 0;
 	__u32 id;
 
 	if (hit) {
@@ -661,7 +771,10 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 			c->st->http_hits++;
 		/* an allowed name passes, and its URLs */
 		if (allow_wanted(c, &id))
-			hit = !bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
+			allowed = bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
+		hit = !allowed;
+		note_event(c, svc == BB_SVC_DNS ? BB_EV_DNS : svc == BB_SVC_TLS ? BB_EV_SNI :
+			   BB_EV_HOST, allowed, 1 + c->sc->name_len);
 	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
 		return BB_TAIL;
 	}
@@ -677,13 +790,29 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 	return verdict(c, hit);
 }
 
+/* An address hit's event: the packet's addresses and ports, for bb_event_raise(). */
+static __always_inline void addr_event(struct bb_ctx *c, const struct bb_packet *pkt,
+				       __u32 what, int allowed)
+{
+	__u32 zero = 0;
+
+	if (!(c->hdr->flags & BB_HDR_F_EVENTS))
+		return;
+	if (!c->sc)
+		c->sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c->sc)
+		return;
+	flow_key(&c->sc->flow, pkt);
+	note_event(c, what, allowed, 0);
+}
+
 /*
  * The first program: parse, the address check, a DNS query's name, and for TLS and
  * HTTP what to go on with (*next, BB_TAIL). Every path that ends here counts what
  * it did.
  */
 static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
-					   struct bb_next *next)
+					   struct bb_next *next, void *pctx, __u32 hook, int xdp)
 {
 	struct bb_cursor cur = { .pos = data, .end = data_end };
 	struct bb_packet pkt;
@@ -693,6 +822,9 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 
 	c.sc = NULL;
 	c.allow = 0;
+	c.pctx = pctx;
+	c.hook = hook;
+	c.xdp = xdp;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st)
 		return BB_PASS;
@@ -731,6 +863,7 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 				c.st->ip6_hits++;
 			/* an allowed address is as if unlisted: the other checks go on */
 			hit = !addr_allowed(&c, &pkt, pkt.saddr);
+			addr_event(&c, &pkt, BB_EV_SRC, !hit);
 		}
 	}
 	if (!hit && (dir == BB_EGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH))) {
@@ -738,6 +871,7 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 		if (hit) {
 			c.st->ip_dst_hits++;
 			hit = !addr_allowed(&c, &pkt, pkt.daddr);
+			addr_event(&c, &pkt, BB_EV_DST, !hit);
 		}
 	}
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
@@ -748,8 +882,11 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 		} else if (next->svc == BB_SVC_DNS) {
 			/* small enough to check here, with no call and no second look
 			 * at the filter */
-			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
+			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME) {
+				if (c.hdr->flags & BB_HDR_F_EVENTS)
+					flow_key(&c.sc->flow, &pkt);	/* the event's */
 				return match_found(&c, BB_SVC_DNS);
+			}
 		} else if (next->svc != BB_SVC_NONE) {
 			next->payload_off = pkt.payload - data;
 			next->payload_len = pkt.payload_len;
@@ -757,6 +894,8 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 			if (next->svc == BB_SVC_TLS) {
 				flow_key(&c.sc->flow, &pkt);
 				c.sc->flow_slot = bb_flow_slot(&c.sc->flow);
+			} else if (c.hdr->flags & BB_HDR_F_EVENTS) {
+				flow_key(&c.sc->flow, &pkt);	/* an HTTP event's */
 			}
 			return BB_TAIL;	/* to bb_service_xdp() or bb_service_tc() */
 		}
@@ -770,17 +909,22 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
  * request's URL next.
  */
 static __always_inline int service_core(void *data, void *data_end, int svc, __u32 payload_off,
-					__u32 payload_len, __u64 seq_flags)
+					__u32 payload_len, __u64 seq_flags,
+					void *pctx, __u32 hook, int xdp)
 {
 	struct bb_packet pkt = {};
 	struct bb_ctx c = {};
 	__u32 zero = 0;
 	int found;
 
+	c.pctx = pctx;
+	c.hook = hook;
+	c.xdp = xdp;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
+	c.sc->hook = hook;	/* for the URL program's event */
 	/*
 	 * The bounds service_of() checked, again for this function's verifier walk.
 	 * Through memory first, as there: what the parsers' checks would learn of a
@@ -809,18 +953,21 @@ static __always_inline int service_core(void *data, void *data_end, int svc, __u
  * The URL program: host suffixes times path prefixes of the request in scratch. A
  * hit passes when the allowlist holds the URL (the same enumeration) or the host.
  */
-static __always_inline int url_core(void)
+static __always_inline int url_core(void *pctx, int xdp)
 {
 	struct bb_ctx c = {}, a;
 	__u32 zero = 0;
-	int hit;
+	int hit, allowed = 0;
 
+	c.pctx = pctx;
+	c.xdp = xdp;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
 	if (!open_filter(&c))
 		return verdict(&c, 0);
+	c.hook = xdp ? BB_EV_XDP : c.sc->hook;
 	hit = bb_match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
 	if (hit) {
 		c.st->url_hits++;
@@ -829,9 +976,24 @@ static __always_inline int url_core(void)
 		     bb_match_url(&a, c.sc->name_len, c.sc->path_len, c.sc->path_full))) {
 			c.st->allowed++;
 			hit = 0;
+			allowed = 1;
 		}
+		/* raised after the verdict, from the scratch: a call here, after the
+		 * enumerations, would take the program past the verifier's budget */
+		if (c.hdr->flags & BB_HDR_F_EVENTS)
+			c.sc->url_event = BB_EV_URL << 8 | (allowed ? BB_EV_ALLOWED :
+				c.hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED : BB_EV_FLAGGED);
 	}
-	return verdict(&c, hit);
+	hit = verdict(&c, hit);
+	if (c.sc->url_event) {
+		__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
+			((struct __sk_buff *)pctx)->ifindex;
+
+		bb_event_raise(c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len, ifindex,
+			       c.hook);
+		c.sc->url_event = 0;
+	}
+	return hit;
 }
 
 /* A tail call that did not happen (no program in the slot): the packet passes. */
@@ -866,7 +1028,7 @@ struct {
 SEC("xdp")
 int bloomblock_xdp_url(struct xdp_md *ctx)
 {
-	return xdp_action(url_core());
+	return xdp_action(url_core(ctx, 1));
 }
 
 /*
@@ -879,7 +1041,7 @@ __noinline int bb_service_xdp(struct xdp_md *ctx, int svc, __u32 payload_off, __
 			      __u64 seq_flags)
 {
 	return service_core((void *)(long)ctx->data, (void *)(long)ctx->data_end, svc,
-			    payload_off, payload_len, seq_flags);
+			    payload_off, payload_len, seq_flags, ctx, BB_EV_XDP, 1);
 }
 
 SEC("xdp")
@@ -889,7 +1051,7 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	struct bb_next next = { .svc = BB_SVC_NONE };
 	int v;
 
-	v = bloomblock_core(data, data_end, BB_INGRESS, &next);
+	v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
 	if (v == BB_TAIL)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
 				   next.seq_flags);
@@ -928,15 +1090,15 @@ struct {
 SEC("tc")
 int bloomblock_tc_url(struct __sk_buff *skb)
 {
-	return tc_action(skb, url_core());
+	return tc_action(skb, url_core(skb, 0));
 }
 
-/* bb_service_xdp() for tc. */
+/* bb_service_xdp() for tc; the hook (enum bb_event_hook) rides in svc's second byte. */
 __noinline int bb_service_tc(struct __sk_buff *skb, int svc, __u32 payload_off, __u32 payload_len,
 			     __u64 seq_flags)
 {
-	return service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc,
-			    payload_off, payload_len, seq_flags);
+	return service_core((void *)(long)skb->data, (void *)(long)skb->data_end, svc & 0xff,
+			    payload_off, payload_len, seq_flags, skb, ((__u32)svc >> 8) & 0xff, 0);
 }
 
 /*
@@ -948,13 +1110,16 @@ __noinline int bb_service_tc(struct __sk_buff *skb, int svc, __u32 payload_off, 
 static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 {
 	struct bb_next next = { .svc = BB_SVC_NONE };
+	__u32 hook = dir == BB_INGRESS ? BB_EV_TC_INGRESS : BB_EV_TC_EGRESS;
 	int v;
 
 	if (skb->data_end - skb->data < skb->len)
 		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
-	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &next);
+	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &next, skb,
+			    hook, 0);
 	if (v == BB_TAIL)
-		v = bb_service_tc(skb, next.svc, next.payload_off, next.payload_len, next.seq_flags);
+		v = bb_service_tc(skb, next.svc | (int)(hook << 8), next.payload_off,
+				  next.payload_len, next.seq_flags);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
 		v = tail_call_failed();

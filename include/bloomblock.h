@@ -30,7 +30,7 @@
  * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		5
+#define BB_ABI_VERSION		6
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -59,6 +59,7 @@ enum bb_header_flags {
 	BB_HDR_F_ADDR_BOTH	= 1U << 5,	/* check source and destination in both directions */
 	BB_HDR_F_BLOCK_QUIC	= 1U << 6,	/* drop QUIC Initials: clients fall back to TCP */
 	BB_HDR_F_SERVICES	= 1U << 7,	/* element 1 holds ports: screen DNS, TLS, HTTP */
+	BB_HDR_F_EVENTS		= 1U << 8,	/* raise hit events (bb_config's rate) */
 };
 
 #define BB_MAX_PORTS		4	/* per service */
@@ -73,7 +74,11 @@ struct bb_config {
 	__u16 http_ports[BB_MAX_PORTS];
 	__u16 quic_ports[BB_MAX_PORTS];
 	__u32 mark;		/* skb->mark for flagged packets at tc; 0: leave it */
-	__u32 pad[7];
+	/* hit events (BB_HDR_F_EVENTS), a token bucket per CPU: one event costs
+	 * event_cost_ns of credit, which grows with time up to event_burst events' */
+	__u32 event_cost_ns;	/* 10^9 / events a second a CPU; 0: none */
+	__u32 event_burst;
+	__u32 pad[5];
 };
 
 /* Element 0. Every field a lookup needs, in one cache line. */
@@ -204,7 +209,10 @@ struct bb_key_ip6 {
 	X(quic_initials, "QUIC Initial packets seen (SNI encrypted)")		\
 	X(quic_dropped,	"QUIC Initials dropped (--block-quic)")			\
 	X(ip_dst_hits,	"destination address listed (maybe)")			\
-	X(allowed,	"hits passed: the allowlist holds the item")
+	X(allowed,	"hits passed: the allowlist holds the item")		\
+	X(events,	"hit events raised into the ring buffer")		\
+	X(events_limited, "hit events not raised: over the rate limit")	\
+	X(events_lost,	"hit events lost: the ring buffer was full")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -212,10 +220,59 @@ struct bb_stats {
 #undef BB_STATS_MEMBER
 };
 
+/*
+ * A hit event (the events ring buffer, `bloomblock events`): what hit, where, and
+ * what became of the packet. The addresses and ports are the packet's (an address
+ * hit has no ports: it is decided before the transport header is read); key is the
+ * key buffer the hit was found in (its kind tag, then the name; a URL's host then its
+ * path), key_len bytes of it, 0 for an address hit.
+ */
+#define BB_EVENT_KEY_MAX	256
+
+enum bb_event_what {
+	BB_EV_SRC = 1,		/* the source address */
+	BB_EV_DST,		/* the destination address */
+	BB_EV_DNS,		/* a DNS query's name */
+	BB_EV_SNI,		/* a TLS ClientHello's server name */
+	BB_EV_HOST,		/* an HTTP request's Host */
+	BB_EV_URL,		/* an HTTP request's URL */
+};
+
+enum bb_event_verdict {
+	BB_EV_DROPPED = 1,
+	BB_EV_FLAGGED,		/* passed and counted (flag mode), marked at tc */
+	BB_EV_ALLOWED,		/* passed: the allowlist holds it */
+};
+
+enum bb_event_hook {
+	BB_EV_XDP = 1,
+	BB_EV_TC_INGRESS,
+	BB_EV_TC_EGRESS,
+};
+
+struct bb_event {
+	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 ifindex;
+	__u8 hook;		/* enum bb_event_hook */
+	__u8 verdict;		/* enum bb_event_verdict */
+	__u8 what;		/* enum bb_event_what */
+	__u8 family;		/* 4 or 6 */
+	__u8 saddr[16];		/* IPv4 in the first 4 bytes */
+	__u8 daddr[16];
+	__u16 sport, dport;	/* host byte order */
+	__u16 key_len;
+	__u8 pad[2];
+	__u32 map_id;		/* the filter's (its allowlist header's), 0: none */
+	__u32 pad2;
+	__u8 key[BB_EVENT_KEY_MAX];
+};
+
 /* Pinned objects, relative to the pin directory. */
 #define BB_PIN_DIR_DEFAULT	"/sys/fs/bpf/bloomblock"
 #define BB_PIN_FILTERS		"filters"	/* outer ARRAY_OF_MAPS, one slot */
 #define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
+#define BB_PIN_EVENTS		"events"	/* RINGBUF of struct bb_event */
+#define BB_PIN_EVENT_BUCKET	"event_bucket"	/* the events' rate limit, per CPU */
 #define BB_PIN_PROG_XDP		"prog_xdp"
 #define BB_PIN_PROG_TC_INGRESS	"prog_tc_ingress"
 #define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
@@ -228,6 +285,7 @@ struct bb_stats {
 /* Name of the maps and programs in the BPF object, as bpftool shows them. */
 #define BB_MAP_FILTERS		"filters"
 #define BB_MAP_STATS		"stats"
+#define BB_MAP_EVENTS		"events"
 
 #ifndef __BPF__
 _Static_assert(sizeof(struct bb_header) == BB_BLOCK_BYTES, "header is one block");
@@ -237,6 +295,7 @@ _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cach
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
 _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
+_Static_assert(sizeof(struct bb_event) == 320, "an event is 320 bytes");
 #endif
 
 /*

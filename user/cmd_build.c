@@ -107,7 +107,10 @@ int cmd_build(int argc, char **argv)
 	bb_config_defaults(&run.fopts.config);
 	run.fopts.flags = (o.given.mode && o.mode ? 0 : BB_HDR_F_DROP) |
 			  (o.addr ? BB_HDR_F_ADDR_BOTH : 0) |
-			  (o.block_quic ? BB_HDR_F_BLOCK_QUIC : 0);
+			  (o.block_quic ? BB_HDR_F_BLOCK_QUIC : 0) |
+			  (o.given.events && !o.events_rate ? 0 : BB_HDR_F_EVENTS);
+	if (o.given.events && o.events_rate)
+		run.fopts.config.event_cost_ns = 1000000000U / o.events_rate;
 	if (o.given.dns_ports)
 		memcpy(run.fopts.config.dns_ports, o.dns_ports, sizeof(o.dns_ports));
 	if (o.given.tls_ports)

@@ -274,7 +274,7 @@ static int merge_config(struct load_run *run)
 	const struct load_opts *o = run->o;
 	struct bb_filter_opts *f = &run->fopts;
 	struct bb_config *cfg = &f->config;
-	__u32 live = BB_HDR_F_DROP;
+	__u32 live = BB_HDR_F_DROP | BB_HDR_F_EVENTS;
 	int err;
 
 	bb_config_defaults(cfg);
@@ -289,7 +289,21 @@ static int merge_config(struct load_run *run)
 	f->flags = (o->given.mode ? (o->mode == 0 ? BB_HDR_F_DROP : 0) : live & BB_HDR_F_DROP) |
 		   (o->given.addr ? (o->addr ? BB_HDR_F_ADDR_BOTH : 0) :
 		    live & BB_HDR_F_ADDR_BOTH) |
-		   (o->given.block_quic ? BB_HDR_F_BLOCK_QUIC : live & BB_HDR_F_BLOCK_QUIC);
+		   (o->given.block_quic ? BB_HDR_F_BLOCK_QUIC : live & BB_HDR_F_BLOCK_QUIC) |
+		   (o->given.events ? (o->events_rate ? BB_HDR_F_EVENTS : 0) :
+		    live & BB_HDR_F_EVENTS);
+	if (o->given.events) {
+		cfg->event_cost_ns = o->events_rate ? 1000000000U / o->events_rate : 0;
+		if (!o->given.events_burst)
+			cfg->event_burst = o->events_rate;
+	}
+	if (o->given.events_burst)
+		cfg->event_burst = o->events_burst;
+	if (!cfg->event_cost_ns && (f->flags & BB_HDR_F_EVENTS)) {
+		/* a filter file from before events had none: the defaults */
+		cfg->event_cost_ns = 1000000000U / BB_EVENT_RATE_DEFAULT;
+		cfg->event_burst = BB_EVENT_RATE_DEFAULT;
+	}
 	if (o->given.dns_ports)
 		memcpy(cfg->dns_ports, o->dns_ports, sizeof(cfg->dns_ports));
 	if (o->given.tls_ports)
@@ -585,7 +599,8 @@ static int bbf_detect(struct load_run *run)
 static int bbf_copy(struct load_run *run)
 {
 	const struct bb_header *fh = (const void *)run->bbf.image;
-	const __u32 given = BB_HDR_F_DROP | BB_HDR_F_ADDR_BOTH | BB_HDR_F_BLOCK_QUIC;
+	const __u32 given = BB_HDR_F_DROP | BB_HDR_F_ADDR_BOTH | BB_HDR_F_BLOCK_QUIC |
+			    BB_HDR_F_EVENTS;
 	struct timespec t0;
 	struct bb_header *h;
 	size_t i, added = 0;

@@ -322,6 +322,7 @@ int cmd_status(int argc, char **argv)
 	const struct bb_allow_header *ah;
 	struct bb_image img;
 	struct bb_index_view index;
+	const struct bb_config *cfg;
 	int err, n, i;
 	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
 	unsigned int probes[BB_CHECK_MAX];
@@ -341,6 +342,7 @@ int cmd_status(int argc, char **argv)
 		return BB_EXIT_ERROR;
 	}
 	hdr = (const void *)img.blocks;
+	cfg = (const void *)&img.blocks[BB_CONFIG_INDEX];
 	fpr = bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k);
 	ah = hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
 	     BB_BLOCK_BYTES <= img.map_size ? (const void *)&img.blocks[bb_allow_index(hdr->nblocks)] :
@@ -395,6 +397,11 @@ int cmd_status(int argc, char **argv)
 			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
 								  "items", items));
 			json_object_set_new(j, "index", index_json(&index, shadow_size()));
+			json_object_set_new(j, "events", json_pack("{s:b, s:I, s:I}", "on",
+				(hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns,
+				"rate", (json_int_t)(cfg->event_cost_ns ?
+						     1000000000U / cfg->event_cost_ns : 0),
+				"burst", (json_int_t)cfg->event_burst));
 			json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
 			if (index.map) {
 				json_t *kinds = json_object();
@@ -484,6 +491,11 @@ int cmd_status(int argc, char **argv)
 			printf(" /%u (v6)", ah->v6_plens[i]);
 	}
 	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
+	if ((hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns)
+		printf("events       on: at most %u a second a CPU, bursts of %u (bloomblock "
+		       "events reads them)\n", 1000000000U / cfg->event_cost_ns, cfg->event_burst);
+	else
+		printf("events       off (load --events RATE turns them on)\n");
 	printf("state dir    %s\n", bb_state_dir());
 	if (index.map) {
 		long sb = shadow_size();

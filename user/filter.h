@@ -11,6 +11,7 @@
 #include "list.h"
 
 #define BB_FPR_DEFAULT 0.001
+#define BB_EVENT_RATE_DEFAULT 1000	/* hit events a second a CPU, and the burst */
 
 /*
  * The checks a packet gets, and the keys each probes at most (include/bloomblock.h):

@@ -415,6 +415,8 @@ void bb_config_defaults(struct bb_config *config)
 	config->http_ports[0] = 80;
 	config->http_ports[1] = 8080;
 	config->quic_ports[0] = 443;
+	config->event_cost_ns = 1000000000U / BB_EVENT_RATE_DEFAULT;
+	config->event_burst = BB_EVENT_RATE_DEFAULT;
 }
 
 struct plen_job {

@@ -47,6 +47,7 @@ struct load_opts {
 	int addr;			/* 0 peer, 1 both */
 	bool block_quic;
 	__u32 mark;
+	__u32 events_rate, events_burst;	/* --events, --events-burst */
 	__u16 dns_ports[BB_MAX_PORTS], tls_ports[BB_MAX_PORTS], http_ports[BB_MAX_PORTS],
 	      quic_ports[BB_MAX_PORTS];
 	double fpr;			/* per check of a packet (enum bb_check) */
@@ -63,7 +64,7 @@ struct load_opts {
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
-		     quic_ports, guard;
+		     quic_ports, guard, events, events_burst;
 	} given;
 	struct list_args lists;
 };

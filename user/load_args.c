@@ -214,6 +214,11 @@ static const struct bb_option load_options[] = {
 	  bb_opt_flag, F(block_quic), G(block_quic), NULL },
 	{ "mark", 0, "N", "in flag mode at tc, set this skb mark on hits", bb_opt_u32, F(mark),
 	  G(mark), NULL },
+	{ "events", 0, "RATE", "hit events a second a CPU at most, into the ring buffer\n"
+	  "bloomblock events reads (default 1000; 0: none)", bb_opt_u32, F(events_rate),
+	  G(events), NULL },
+	{ "events-burst", 0, "N", "events a CPU may raise at once above the rate\n"
+	  "(default: the rate)", bb_opt_u32, F(events_burst), G(events_burst), NULL },
 	{ "format", 0, "NAME", "read the lists after it as NAME, not as detected from\n"
 	  "their content: auto (default), plain, hosts, adblock,\n"
 	  "p2p, dnsmasq, unbound, rpz, json, csv, ipset", opt_format, 0, NG, NULL },
@@ -358,6 +363,11 @@ int load_parse_args(int argc, char **argv, struct load_opts *o, bool build)
 		return BB_EXIT_USAGE;
 	}
 	list_args_finish(&o->lists);
+	if (o->events_rate > 1000000 || (o->given.events_burst && !o->events_burst)) {
+		pr_err("%s: --events is at most 1000000 a second a CPU, --events-burst at "
+		       "least 1\n", cmd);
+		return BB_EXIT_USAGE;
+	}
 	if (!o->lists.n) {
 		pr_err("%s needs at least one blocklist file\n", cmd);
 		load_usage(stderr, build);

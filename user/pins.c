@@ -133,6 +133,9 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 	static const struct { const char *map, *pin; } pins[] = {
 		{ "filters", BB_PIN_FILTERS },
 		{ "stats", BB_PIN_STATS },
+		/* one ring of hit events and one rate limit for every hook's programs */
+		{ "events", BB_PIN_EVENTS },
+		{ "event_bucket", BB_PIN_EVENT_BUCKET },
 		/* pinned, or the kernel empties the tail-call tables when we exit */
 		{ "url_xdp", BB_PIN_URL_XDP },
 		{ "url_tc", BB_PIN_URL_TC },

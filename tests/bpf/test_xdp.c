@@ -1132,6 +1132,192 @@ cleanup:
 	bb_list_free(&list);
 }
 
+/* ---- hit events: the ring buffer's records, their fields, the limit, the loss ---- */
+
+#define EV_MAX 64
+static struct {
+	struct bb_event ev[EV_MAX];
+	size_t n, seen;
+} got;
+
+static int ev_collect(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	got.seen++;
+	if (size >= sizeof(struct bb_event) && got.n < EV_MAX)
+		memcpy(&got.ev[got.n++], data, sizeof(struct bb_event));
+	return 0;
+}
+
+/* A filter of lines, with flags and the events' rate; the bucket emptied of history. */
+static int events_filter(const char *const *lines, __u32 flags, __u32 cost_ns, __u32 burst,
+			 char *msg, size_t size)
+{
+	struct bb_filter_opts opts = { .fpr = TABLE_FPR, .seed = HARNESS_SEED, .flags = flags };
+	int ncpus = libbpf_num_possible_cpus(), err;
+	struct bb_filter filter;
+	struct bb_list list;
+	__u32 zero = 0;
+	void *buckets;
+
+	bb_list_init(&list);
+	bb_config_defaults(&opts.config);
+	opts.config.event_cost_ns = cost_ns;
+	opts.config.event_burst = burst;
+	err = harness_parse_lines(&list, lines, msg, size);
+	err = err ?: bb_filter_build(&filter, &list, &opts);
+	if (!err) {
+		err = harness_push_filter(&filter, true, msg, size);
+		bb_filter_free(&filter);
+	}
+	bb_list_free(&list);
+	buckets = calloc((size_t)(ncpus > 0 ? ncpus : 1), 16);
+	if (!err && buckets &&
+	    bpf_map_update_elem(bpf_map__fd(harness.skel->maps.event_bucket), &zero, buckets, 0))
+		err = -errno;
+	free(buckets);
+	return err;
+}
+
+/* Run packets of one source through the program; the events they raised, in got. */
+static int events_run(struct ring_buffer *rb, const char *saddr, bool v4, unsigned int times)
+{
+	struct pkt_frame spec = { .net = v4 ? PKT_IPV4 : PKT_IPV6, .saddr = saddr };
+	__u8 packet[MAX_PACKET];
+	size_t len = build_packet(&spec, packet);
+	__u32 verdict;
+	int err = 0;
+
+	got.n = got.seen = 0;
+	while (times-- && !err)
+		err = harness_run(env.prog_fd, false, packet, len, &verdict, NULL);
+	return err ?: ring_buffer__consume(rb) < 0 ? -EIO : 0;
+}
+
+static void test_events(void)
+{
+	static const char *const lines[] = {
+		"192.0.2.10", "2001:db8::10", "198.51.100.0/24", "@@198.51.100.7", NULL,
+	};
+	const __u32 on = BB_HDR_F_DROP | BB_HDR_F_EVENTS;
+	const struct bb_allow_header *ah;
+	struct bb_stats before, after;
+	struct ring_buffer *rb;
+	const struct bb_event *e = &got.ev[0];
+	__u8 want[4] = { 192, 0, 2, 10 }, want6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x10 };
+	__u8 dst[4] = { 203, 0, 113, 254 };
+	char msg[256] = "";
+	int err;
+
+	if (!harness_subtest("events"))
+		return;
+	rb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, NULL, NULL);
+	err = rb ? events_filter(lines, on, 1000000, 1000, msg, sizeof(msg)) : -errno;
+	tap_result(!err, "events: a filter with events on, and the ring read", "%s", msg);
+	if (err) {
+		ring_buffer__free(rb);
+		return;
+	}
+	ah = (const void *)&harness.img.blocks[bb_allow_index(harness_live_header()->nblocks)];
+	harness_read_stats(&before);
+	err = events_run(rb, "192.0.2.10", true, 1);
+	tap_result(!err && got.n == 1 && e->what == BB_EV_SRC && e->verdict == BB_EV_DROPPED &&
+		   e->hook == BB_EV_XDP && e->family == 4 && !memcmp(e->saddr, want, 4) &&
+		   !memcmp(e->daddr, dst, 4) && !e->sport && !e->dport &&
+		   !e->key_len && e->map_id == ah->map_id && e->time_ns,
+		   "events: a listed IPv4 source, dropped: one event, every field right (no "
+		   "ports: the address is decided before the transport header is read)",
+		   "%zu events; what %u verdict %u hook %u family %u ports %u %u map %u/%u",
+		   got.n, e->what, e->verdict, e->hook, e->family, e->sport, e->dport, e->map_id,
+		   ah->map_id);
+	err = events_run(rb, "2001:db8::10", false, 1);
+	tap_result(!err && got.n == 1 && e->family == 6 && !memcmp(e->saddr, want6, 16) &&
+		   e->what == BB_EV_SRC && e->verdict == BB_EV_DROPPED,
+		   "events: a listed IPv6 source: its event, the address whole", "%zu", got.n);
+	err = events_run(rb, "192.0.2.11", true, 5);
+	tap_result(!err && !got.n, "events: an unlisted source raises none", "%zu", got.n);
+	err = events_run(rb, "198.51.100.7", true, 1);
+	tap_result(!err && got.n == 1 && e->verdict == BB_EV_ALLOWED,
+		   "events: a hit the allowlist passes: verdict allowed", "%zu, verdict %u",
+		   got.n, got.n ? e->verdict : 0);
+	harness_read_stats(&after);
+	tap_result(after.events - before.events == 3 && after.events_limited == before.events_limited &&
+		   after.events_lost == before.events_lost, "events: counted, none limited or lost",
+		   "events +%llu", (unsigned long long)(after.events - before.events));
+
+	err = events_filter(lines, BB_HDR_F_EVENTS, 1000000, 1000, msg, sizeof(msg));
+	err = err ?: events_run(rb, "192.0.2.10", true, 1);
+	tap_result(!err && got.n == 1 && e->verdict == BB_EV_FLAGGED,
+		   "events: flag mode: verdict flagged", "%zu", got.n);
+	err = events_filter(lines, BB_HDR_F_DROP, 1000000, 1000, msg, sizeof(msg));
+	harness_read_stats(&before);
+	err = err ?: events_run(rb, "192.0.2.10", true, 3);
+	harness_read_stats(&after);
+	tap_result(!err && !got.n && after.events == before.events &&
+		   after.dropped - before.dropped == 3,
+		   "events: off (load --events 0): none, the hits still dropped", "%zu", got.n);
+
+	/* the rate limit: 1 a second, a burst of 4, and 40 hits at once */
+	err = events_filter(lines, on, 1000000000U, 4, msg, sizeof(msg));
+	harness_read_stats(&before);
+	err = err ?: events_run(rb, "192.0.2.10", true, 40);
+	harness_read_stats(&after);
+	tap_result(!err && (got.seen == 4 || got.seen == 5) &&
+		   after.events_limited - before.events_limited == 40 - got.seen &&
+		   after.dropped - before.dropped == 40,
+		   "events: a flood past the limit: the burst raised, the rest counted limited, "
+		   "every hit dropped", "%zu raised, %llu limited", got.seen,
+		   (unsigned long long)(after.events_limited - before.events_limited));
+
+	/* a full ring: nobody reading, more than it holds; the loss counted */
+	err = events_filter(lines, on, 1, 1000000, msg, sizeof(msg));
+	harness_read_stats(&before);
+	if (!err) {
+		struct pkt_frame spec = { .net = PKT_IPV4, .saddr = "192.0.2.10" };
+		__u8 packet[MAX_PACKET];
+		size_t len = build_packet(&spec, packet);
+		__u32 verdict;
+		unsigned int i;
+
+		for (i = 0; i < 4000 && !err; i++)
+			err = harness_run(env.prog_fd, false, packet, len, &verdict, NULL);
+	}
+	harness_read_stats(&after);
+	got.n = got.seen = 0;
+	ring_buffer__consume(rb);
+	tap_result(!err && after.events_lost - before.events_lost > 0 &&
+		   after.events - before.events == got.seen &&
+		   after.events - before.events + after.events_lost - before.events_lost == 4000,
+		   "events: past a full ring: the loss counted, what was raised read back",
+		   "%llu raised, %llu lost, %zu read",
+		   (unsigned long long)(after.events - before.events),
+		   (unsigned long long)(after.events_lost - before.events_lost), got.seen);
+
+	/* a DNS query's name: its key in the event */
+	{
+		static const char *const names[] = { "evil.example", NULL };
+		struct pkt_dns q = { .name = "a.evil.example" };
+		struct pkt_frame spec = { .net = PKT_IPV4, .saddr = "192.0.2.99", .sport = 40000,
+					  .dport = 53 };
+		__u8 payload[256], packet[MAX_PACKET];
+		size_t plen = pkt_dns(&q, payload, sizeof(payload)), len;
+		__u32 verdict = 0;
+
+		len = pkt_frame(&spec, payload, plen, packet, sizeof(packet));
+		err = events_filter(names, on, 1000000, 1000, msg, sizeof(msg));
+		got.n = got.seen = 0;
+		err = err ?: harness_run(env.prog_fd, false, packet, len, &verdict, NULL);
+		ring_buffer__consume(rb);
+		tap_result(!err && verdict == XDP_DROP && got.n == 1 && e->what == BB_EV_DNS &&
+			   e->key_len == 15 && !memcmp(e->key + 1, "a.evil.example", 14) &&
+			   e->dport == 53 && e->family == 4,
+			   "events: a listed DNS name: kind dns, the query's name in the key",
+			   "verdict %u, %zu events, what %u, key_len %u", verdict, got.n,
+			   got.n ? e->what : 0, got.n ? e->key_len : 0);
+	}
+	ring_buffer__free(rb);
+}
+
 int main(int argc, char **argv)
 {
 	if (!harness_begin(argc, argv, "bloomblock XDP BPF_PROG_TEST_RUN") || !harness_load())
@@ -1148,5 +1334,6 @@ int main(int argc, char **argv)
 
 	property_test(0.001);
 	property_test(0.0001);
+	test_events();
 	return harness_end();
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# End to end, hit events: real pings and DNS queries through the attached XDP program,
+# read back with `bloomblock events` (text, -j, --follow, the filters), each
+# attributed to its list and line, a crafted false positive called one, and the rate
+# limit holding under a flood with the loss counted. TAP output; root needed.
+#
+#   dut namespace: bbd0  198.51.100.1              <- bloomblock's XDP program
+#   src namespace: bbs0  198.51.100.2 (listed) .3 (unlisted)
+set -u
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+e2e_begin
+
+V4=198.51.100.1
+LIST=$BB_TMP/events.txt
+printf '# events e2e\n198.51.100.2\nevil.example\n' >"$LIST"
+
+# dig_from SRC NAME: one query from SRC to the dut (dropped or unanswered: no server)
+dig_from() { in_src timeout 5 dig @"$V4" -b "$1" "$2" +tries=1 +time=1 >/dev/null 2>&1; }
+
+run bb load "$LIST" -i bbd0
+check_rc "load LIST -i bbd0 exits 0" 0
+check_eq "status -j: events on by default, 1000 a second a CPU" \
+	"$(bb_status '[.events.on, .events.rate, .events.burst] | join(" ")')" "true 1000 1000"
+check_match "status: says so" '^events +on: at most 1000 a second a CPU' "$(bb status)"
+
+# ---- a listed source: one event, attributed ---------------------------------------------
+run bb events
+check_rc "events on an empty ring exits 0" 0
+check_eq "... and prints nothing" "$out" ""
+expect_blocked "listed 198.51.100.2 is dropped" 198.51.100.2 $V4
+run bb -j events
+check_rc "events -j exits 0" 0
+ev=$(head -n 1 <<<"$out")
+check_eq "events -j: one JSON line a dropped ping" "$(grep -c . <<<"$out")" "$ping_tx"
+check_eq "the event: kind, verdict, interface, hook" \
+	"$(jq -r '[.kind, .verdict, .interface, .hook] | join(" ")' <<<"$ev" 2>&1)" "src dropped bbd0 xdp"
+check_eq "the event: source and destination" "$(jq -r '[.src, .dst] | join(" ")' <<<"$ev" 2>&1)" \
+	"198.51.100.2 $V4"
+check_eq "the event: listed at the list's line 2, not a false positive" \
+	"$(jq -r '[.listed_in.file, .listed_in.line, .false_positive] | join(" ")' <<<"$ev" 2>&1)" \
+	"$LIST 2 false"
+run bb events
+check_eq "read once: the ring is empty after" "$out" ""
+
+# ---- a listed DNS name from an unlisted source ------------------------------------------
+dig_from 198.51.100.3 mail.evil.example
+run bb events
+check_match "events (text): a dns event for mail.evil.example, listed at :3" \
+	"bbd0 xdp dropped dns mail\\.evil\\.example 198\\.51\\.100\\.3:[0-9]+ > $V4:53: listed \\($LIST:3\\)" "$out"
+
+# ---- --follow, --count, the filters -------------------------------------------------------
+bb -j events -f -n 1 --kind dns --timeout 15 >"$BB_TMP/follow.json" 2>&1 &
+follow=$!
+sleep 0.5
+ping_from 198.51.100.2 $V4 2 0.2
+dig_from 198.51.100.3 evil.example
+wait "$follow"
+check_eq "events -f -n 1 --kind dns: exits after one event" "$?" 0
+check_eq "... the dns one, the pings' events filtered out" \
+	"$(jq -r '[.kind, .item] | join(" ")' "$BB_TMP/follow.json" 2>&1)" "dns evil.example"
+# the follow read them all, the pings' too (reading takes them out): ping again
+ping_from 198.51.100.2 $V4 2 0.2
+dig_from 198.51.100.3 evil.example
+run bb events --kind src --verdict dropped --interface bbd0
+check_no_match "--kind src: no dns event" ' dns ' "$out"
+check_match "--kind src --verdict dropped --interface bbd0: the pings' events" \
+	'dropped src 198\.51\.100\.2' "$out"
+run bb events --kind nonsense
+check_rc "--kind nonsense: a usage error" 2
+
+# ---- a false positive: a name no list holds that the filter matches ------------------------
+FPL=$BB_TMP/dense.txt
+seq 1 3000 | sed 's/^/listed-/; s/$/.example/' >"$FPL"
+run bb load "$FPL" --fp 0.3
+check_rc "a dense filter (--fp 0.3) loads" 0
+fp=$(seq 1 3000 | sed 's/^/probe-/; s/$/.test/' | bb check - 2>/dev/null |
+	sed -n 's/^\([^:]*\): listed, a false positive.*/\1/p' | head -n 1)
+check_ne "check finds a name no list holds that the filter matches" "$fp" ""
+bb events >/dev/null
+dig_from 198.51.100.3 "$fp"
+run bb -j events --kind dns
+check_eq "its event says false positive, and names no list" \
+	"$(jq -r '[.item, .false_positive, .listed_in] | join(" ")' <<<"$(head -n 1 <<<"$out")" 2>&1)" \
+	"$fp true "
+
+# ---- the rate limit under a flood --------------------------------------------------------
+run bb load "$LIST" --events 1 --events-burst 3
+check_rc "load --events 1 --events-burst 3 exits 0" 0
+bb events >/dev/null
+l0=$(bb_stat events_limited) e0=$(bb_stat events)
+t0=$(date +%s)
+ping_from 198.51.100.2 $V4 100 0.01
+sent=$ping_tx
+secs=$(($(date +%s) - t0 + 1))
+run bb events
+n=$(grep -c . <<<"$out")
+# a burst of 3, then one a second a CPU (2 CPUs at most here, and the edge of a second)
+check "a flood of $sent listed pings in ${secs}s: the burst and at most the rate raised ($n)" \
+	test "$n" -ge 3 -a "$n" -le $((3 + 2 * secs + 2)) -a "$n" -lt $((sent / 4))
+check_eq "... every one raised counted" "$(($(bb_stat events) - e0))" "$n"
+check_eq "... and the rest counted as limited" "$(($(bb_stat events_limited) - l0))" "$((sent - n))"
+run bb load "$LIST" --events 0
+check_eq "status -j: --events 0 turns them off" "$(bb_status .events.on)" false
+expect_blocked "--events 0: hits still dropped" 198.51.100.2 $V4
+run bb events
+check_eq "--events 0: no events" "$out" ""
+
+run bb unload --all
+check_rc "unload --all exits 0" 0
+tap_done
