@@ -5,8 +5,9 @@
  * filter map and nftables, all in one run. This file takes the options, sets the run
  * up and calls each part in turn: the address rows (bench_addr.c), the name rows
  * (bench_names.c), the load path (bench_load.c), the veth part's table (veth.c), live
- * add and delete and filter files (bench_live.c), then the targets and the report
- * (bench_report.c). docs/BENCHMARKS.md explains every number.
+ * add and delete and filter files (bench_live.c), the false-positive rate of each
+ * check (bench_fpr.c), then the targets and the report (bench_report.c).
+ * docs/BENCHMARKS.md explains every number.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,8 +34,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
 		"             [--rounds N] [--cpu N] [--only PART,...]\n"
-		"                                  --only: addr, names, load (and veth), live;\n"
-		"                                  the targets of those parts alone\n"
+		"                                  --only: addr, names, load (and veth), live,\n"
+		"                                  fpr; the targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
@@ -60,7 +61,7 @@ static int parse_parts(const char *arg)
 		unsigned int part;
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
-		{ "veth", PART_LOAD }, { "live", PART_LIVE },
+		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -71,7 +72,7 @@ static int parse_parts(const char *arg)
 		for (i = 0; i < ARRAY_SIZE(parts) && strcmp(tok, parts[i].name); i++)
 			;
 		if (i == ARRAY_SIZE(parts)) {
-			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live)\n", tok);
+			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr)\n", tok);
 			return -1;
 		}
 		settings.parts |= parts[i].part;
@@ -197,6 +198,8 @@ static void set_mode(void)
 		settings.batch_sizes[1] = 100000;
 		settings.live_keys = 1000000;
 		settings.live_items = 10000;
+		settings.fpr_check_entries = 100000;
+		settings.fpr_check_queries = 200000;
 		settings.rounds = settings.rounds ?: 3;
 	} else {
 		settings.sizes[0] = 10000;
@@ -212,6 +215,8 @@ static void set_mode(void)
 		settings.batch_sizes[1] = 10000000;
 		settings.live_keys = 10000000;
 		settings.live_items = 100000;
+		settings.fpr_check_entries = 1000000;
+		settings.fpr_check_queries = 1000000;
 		settings.rounds = settings.rounds ?: 7;
 	}
 }
@@ -239,6 +244,7 @@ static int run_all(void)
 	static struct name_results names;
 	static struct load_results load;
 	static struct live_results live;
+	static struct fpr_results fpr;
 	static struct script_results script;
 	static struct table veth, targets;
 	const struct {
@@ -250,7 +256,7 @@ static int run_all(void)
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
 		{ &load.table, PART_LOAD }, { &veth, PART_LOAD },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
-		{ &targets, PART_ALL },
+		{ &fpr.table, PART_FPR }, { &targets, PART_ALL },
 	};
 	struct table *tables[ARRAY_SIZE(all)];
 	unsigned int parts = settings.parts;
@@ -272,13 +278,15 @@ static int run_all(void)
 		settle_memory();
 		err = live_run(&live);
 	}
+	if (!err && (parts & PART_FPR))
+		err = fpr_run(&fpr);
 	if (err) {
 		bench_warn("stopped: %s\n", strerror(-err));
 		return 1;
 	}
 	report_targets(&targets, parts & PART_ADDR ? &addr : NULL,
 		       parts & PART_NAMES ? &names : NULL, parts & PART_LOAD ? &load : NULL,
-		       parts & PART_LIVE ? &live : NULL);
+		       parts & PART_LIVE ? &live : NULL, parts & PART_FPR ? &fpr : NULL);
 	for (i = 0; i < (int)ARRAY_SIZE(all); i++)
 		if (all[i].part & parts)
 			tables[n++] = all[i].t;

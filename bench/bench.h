@@ -20,7 +20,7 @@
 
 /* ---- results: tables of text cells, printed as text, Markdown and CSV (table.c) ---- */
 
-#define BT_COLS			12
+#define BT_COLS			13
 #define BT_CELL			96
 
 struct bt_row {

@@ -4,7 +4,7 @@
  * filters and test runs every part times with (bench_bpf.c), what scripts/bench.sh
  * measured (script_results.c), and per part its tables and the figures the targets are
  * judged on (struct addr_results, struct name_results, struct load_results, struct
- * live_results).
+ * live_results, struct fpr_results).
  */
 #ifndef BENCH_PARTS_H
 #define BENCH_PARTS_H
@@ -36,6 +36,8 @@ struct bench_settings {
 	/* the hash map's batch rows and the nft sets; the last also the load path's lines */
 	__u32 batch_sizes[2];
 	__u32 live_keys, live_items;	/* the live rows' filter, and items per add or del */
+	__u32 fpr_check_entries;	/* the per-check FPR rows' lists */
+	__u32 fpr_check_queries;	/* ... and random non-members a row */
 	unsigned int parts;		/* --only: the parts to run (enum bench_part bits) */
 };
 
@@ -45,7 +47,8 @@ enum bench_part {
 	PART_NAMES = 1 << 1,	/* table 2 */
 	PART_LOAD = 1 << 2,	/* tables 5 and 6 (with scripts/bench.sh's results) */
 	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
-	PART_ALL = (1 << 4) - 1,
+	PART_FPR = 1 << 4,	/* table 8 */
+	PART_ALL = (1 << 5) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
@@ -249,6 +252,28 @@ struct live_results {
 /* The 10^7-key (settings.live_keys) IPv4 filter: live changes, then its filter file. */
 int live_run(struct live_results *res);
 
+/* ---- the false-positive rate of one check, by kind (bench_fpr.c): table 8 ---- */
+
+#define FPR_LISTS		5	/* IPv4 /32s, CIDR-heavy, names, URLs, mixed */
+
+struct fpr_results {
+	struct table table;
+	__u32 entries, queries;		/* settings.fpr_check_entries, fpr_check_queries */
+	int rows, passed;		/* rows, and those not significantly above --fp */
+	__u64 bad;			/* queries not parsed as their kind (must be 0) */
+	__u64 covered;			/* address queries a listed prefix covers: left out */
+	__u64 members, found;		/* members matched, over every list and --fp */
+	double highest_x;		/* the highest measured rate over its --fp */
+	char highest[200];		/* ... that row */
+	__u64 keys[FPR_LISTS];
+	unsigned int addr_plens[FPR_LISTS];
+	char list_notes[FPR_LISTS][160];
+	double seconds;
+};
+
+/* Each list at each --fp: its members, and random non-members of each check kind. */
+int fpr_run(struct fpr_results *res);
+
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
@@ -258,7 +283,7 @@ void veth_report(struct table *table, const struct script_results *script);
 /* The targets of the parts that ran (settings.parts); the others' are not judged. */
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
-		    const struct live_results *live);
+		    const struct live_results *live, const struct fpr_results *fpr);
 /* The header and every table as text on f. */
 void report_print(FILE *f, struct table *const *tables, int n);
 /* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */

@@ -254,9 +254,27 @@ static void bytes_target(struct table *t, const struct live_results *live)
 	table_add(t, cells);
 }
 
+/*
+ * --fp is the rate of one check of each kind (table 8): met when no row's measured rate
+ * is significantly above its --fp (the 95% interval's low end at most --fp), every
+ * query was asked as its kind and every member matched (no false negative).
+ */
+static void fpr_target(struct table *t, const struct fpr_results *fpr)
+{
+	char m[320], missed[32];	/* a cell keeps BT_CELL - 1 bytes of it */
+
+	snprintf(missed, sizeof(missed), fpr->found == fpr->members ? "all" : "%llu missed",
+		 (unsigned long long)(fpr->members - fpr->found));
+	snprintf(m, sizeof(m), "%d/%d rows, members %s; highest: %s", fpr->passed, fpr->rows,
+		 missed, fpr->highest);
+	target(t, "--fp is the rate of one check of each kind", m,
+	       "95% CI low end <= --fp, no false negative",
+	       fpr->rows && fpr->passed == fpr->rows && !fpr->bad && fpr->found == fpr->members);
+}
+
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
-		    const struct live_results *live)
+		    const struct live_results *live, const struct fpr_results *fpr)
 {
 	static const char *const target_cols[] = { "target", "measured", "limit", "verdict",
 						   NULL };
@@ -282,6 +300,8 @@ void report_targets(struct table *table, const struct addr_results *addr,
 		bbf_targets(table, live, load);
 		bytes_target(table, live);
 	}
+	if (fpr)
+		fpr_target(table, fpr);
 }
 
 /* ---- the header: the machine, the kernel, the run ---- */
