@@ -353,3 +353,274 @@ out:
 	bb_instance_close(&r.inst);
 	return ret;
 }
+
+/* ---- bloomblock top: the events of an interval, counted ---- */
+
+struct tally_row {
+	char key[BB_EVENT_KEY_MAX + 64];
+	char kind[8];
+	unsigned long hits, dropped;
+};
+
+struct tally {
+	struct tally_row *v;
+	size_t n, cap;
+};
+
+static struct tally_row *tally_add(struct tally *t, const char *key, const char *kind,
+				   bool dropped)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].key, key) && !strcmp(t->v[i].kind, kind))
+			break;
+	if (i == t->n) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 64;
+			struct tally_row *v = realloc(t->v, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			t->v = v;
+			t->cap = cap;
+		}
+		memset(&t->v[i], 0, sizeof(t->v[i]));
+		snprintf(t->v[i].key, sizeof(t->v[i].key), "%s", key);
+		snprintf(t->v[i].kind, sizeof(t->v[i].kind), "%s", kind);
+		t->n++;
+	}
+	t->v[i].hits++;
+	t->v[i].dropped += dropped;
+	return &t->v[i];
+}
+
+static int cmp_hits(const void *a, const void *b)
+{
+	const struct tally_row *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+struct top_run {
+	struct run r;
+	struct tally names, sources, lists;
+	unsigned long events, false_positives;
+};
+
+static int on_top_event(void *ctx, void *data, size_t size)
+{
+	struct top_run *t = ctx;
+	const struct bb_event *ev = data;
+	char item[BB_EVENT_KEY_MAX + 64], src[64], list[600] = "";
+	const struct bb_index_rec *rec = NULL;
+	bool dropped;
+	struct bb_entry e;
+
+	if (size < sizeof(*ev))
+		return 0;
+	dropped = ev->verdict == BB_EV_DROPPED;
+	if (event_entry(ev, &e, item, sizeof(item)))
+		snprintf(item, sizeof(item), "?");
+	open_live(&t->r, ev->map_id);
+	if (t->r.have_img && t->r.have_index) {
+		if (bb_image_attribute(t->r.img.blocks, &t->r.index, &e, &rec))
+			snprintf(list, sizeof(list), "%s", bb_index_source(&t->r.index, rec->src));
+		else
+			snprintf(list, sizeof(list), "(a false positive: no list)");
+	} else {
+		snprintf(list, sizeof(list), "(no key index)");
+	}
+	if (!rec && t->r.have_index)
+		t->false_positives++;
+	inet_ntop(ev->family == 4 ? AF_INET : AF_INET6, ev->saddr, src, sizeof(src));
+	if (ev->what != BB_EV_SRC && ev->what != BB_EV_DST)
+		tally_add(&t->names, item, NAME_OF(what_names, ev->what), dropped);
+	tally_add(&t->sources, src, "", dropped);
+	tally_add(&t->lists, list, "", dropped);
+	t->events++;
+	return 0;
+}
+
+static json_t *rows_json(struct tally *t, size_t limit, double secs, const char *what)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
+	for (i = 0; i < t->n && i < limit; i++) {
+		json_t *o = json_pack("{s:s, s:I, s:I, s:f}", what, t->v[i].key, "hits",
+				      (json_int_t)t->v[i].hits, "dropped",
+				      (json_int_t)t->v[i].dropped, "per_second",
+				      (double)t->v[i].hits / secs);
+
+		if (t->v[i].kind[0])
+			json_object_set_new(o, "kind", json_string(t->v[i].kind));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void rows_print(struct tally *t, size_t limit, double secs, const char *title)
+{
+	size_t i;
+
+	qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
+	printf("\n%-52s %8s %8s %9s\n", title, "hits", "dropped", "per s");
+	for (i = 0; i < t->n && i < limit; i++) {
+		char label[sizeof(t->v[i].key) + sizeof(t->v[i].kind) + 2];
+
+		snprintf(label, sizeof(label), "%s%s%s", t->v[i].kind[0] ? t->v[i].kind : "",
+			 t->v[i].kind[0] ? " " : "", t->v[i].key);
+		printf("%-52.52s %8lu %8lu %9.1f\n", label, t->v[i].hits, t->v[i].dropped,
+		       (double)t->v[i].hits / secs);
+	}
+	if (!t->n)
+		printf("(none)\n");
+}
+
+static void tally_reset(struct tally *t)
+{
+	t->n = 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "interval", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct top_run t = { 0 };
+	struct ring_buffer *rb = NULL;
+	struct bb_stats s0, s1;
+	double interval = 2;
+	long rounds = 0, limit = 10, round;
+	bool tty = isatty(STDOUT_FILENO);
+	char path[512], *end;
+	int opt, fd, err, ret = BB_EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			interval = strtod(optarg, &end);
+			if (*end || interval < 0.1 || interval > 3600) {
+				pr_err("--interval: seconds, 0.1 to 3600\n");
+				return BB_EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			rounds = strtol(optarg, &end, 10);
+			if (*end || rounds <= 0) {
+				pr_err("-n: a number of updates above 0\n");
+				return BB_EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			limit = strtol(optarg, &end, 10);
+			if (*end || limit <= 0) {
+				pr_err("--limit: rows above 0\n");
+				return BB_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			printf("Usage: bloomblock top [--interval S] [-n N] [--limit ROWS]\n\n"
+			       "What the filter blocks, live: every S seconds (default 2) the top\n"
+			       "blocked names and sources and the hits per list, from the hit events\n"
+			       "(reading takes them out of the ring, as events does), with rates;\n"
+			       "-n N: N updates, then exit (-n 1: one, for scripts); -j: a JSON\n"
+			       "object an update. On a terminal it redraws in place (plain ANSI).\n");
+			return BB_EXIT_OK;
+		default:
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc || bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return BB_EXIT_USAGE;
+	err = bb_instance_open(bb_opts.pin_dir, &t.r.inst);
+	if (err) {
+		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
+		return BB_EXIT_USAGE;
+	}
+	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
+	     bpf_obj_get(path);
+	rb = fd < 0 ? NULL : ring_buffer__new(fd, on_top_event, &t, NULL);
+	if (!rb) {
+		pr_err("%s: cannot read the events ring\n", path);
+		ret = BB_EXIT_ERROR;
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (round = 0; !stop && (!rounds || round < rounds); round++) {
+		struct timespec a, b;
+		double secs;
+		time_t now;
+		char when[32];
+
+		tally_reset(&t.names);
+		tally_reset(&t.sources);
+		tally_reset(&t.lists);
+		t.events = t.false_positives = 0;
+		bb_stats_read(&t.r.inst, &s0);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do {
+			err = ring_buffer__poll(rb, 100);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		} while (!stop && (err >= 0 || err == -EINTR) && secs < interval);
+		ring_buffer__consume(rb);
+		bb_stats_read(&t.r.inst, &s1);
+		now = time(NULL);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		if (bb_opts.json) {
+			json_t *j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "time", when,
+				"interval", secs, "events", (json_int_t)t.events,
+				"false_positives", (json_int_t)t.false_positives,
+				"dropped", (json_int_t)(s1.dropped - s0.dropped),
+				"packets", (json_int_t)(s1.packets - s0.packets),
+				"events_limited", (json_int_t)(s1.events_limited - s0.events_limited),
+				"events_lost", (json_int_t)(s1.events_lost - s0.events_lost));
+
+			json_object_set_new(j, "names", rows_json(&t.names, (size_t)limit, secs, "name"));
+			json_object_set_new(j, "sources", rows_json(&t.sources, (size_t)limit, secs,
+								     "address"));
+			json_object_set_new(j, "lists", rows_json(&t.lists, (size_t)limit, secs, "list"));
+			json_dumpf(j, stdout, JSON_COMPACT);
+			putchar('\n');
+			json_decref(j);
+		} else {
+			if (tty)
+				printf("\033[H\033[2J");
+			printf("bloomblock top  %s  every %.1fs  %s\n", when, interval, bb_opts.pin_dir);
+			printf("packets %.0f/s  dropped %.0f/s  events %.0f/s  (limited %llu, lost %llu; "
+			       "false positives %lu)\n",
+			       (double)(s1.packets - s0.packets) / secs,
+			       (double)(s1.dropped - s0.dropped) / secs, (double)t.events / secs,
+			       (unsigned long long)(s1.events_limited - s0.events_limited),
+			       (unsigned long long)(s1.events_lost - s0.events_lost),
+			       t.false_positives);
+			rows_print(&t.names, (size_t)limit, secs, "top blocked names");
+			rows_print(&t.sources, (size_t)limit, secs, "top sources");
+			rows_print(&t.lists, (size_t)limit, secs, "hits per list");
+		}
+		fflush(stdout);
+	}
+out:
+	ring_buffer__free(rb);
+	if (fd >= 0)
+		close(fd);
+	free(t.names.v);
+	free(t.sources.v);
+	free(t.lists.v);
+	if (t.r.have_index)
+		bb_index_close(&t.r.index);
+	if (t.r.have_img)
+		bb_image_close(&t.r.img);
+	bb_instance_close(&t.r.inst);
+	return ret;
+}

@@ -313,114 +313,114 @@ static __u64 room_left(const struct bb_header *hdr, const unsigned int probes[BB
 	return lo > hdr->items ? lo - hdr->items : 0;
 }
 
-int cmd_status(int argc, char **argv)
-{
+/* What status shows, read once; printed as text or JSON. */
+struct status_view {
 	struct bb_attachment att[64];
-	const struct bb_header *hdr;
-	struct bb_instance inst;
-	static const struct bb_allow_header no_allowlist;
-	const struct bb_allow_header *ah;
+	int n;
 	struct bb_image img;
-	struct bb_index_view index;
+	const struct bb_header *hdr;
+	const struct bb_allow_header *ah;
 	const struct bb_config *cfg;
-	int err, n, i;
+	struct bb_index_view index;
 	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
 	unsigned int probes[BB_CHECK_MAX];
-	int n_checks;
 	long kept;
+};
 
-	err = simple_opts(argc, argv, status_usage);
-	if (err >= 0)
-		return err;
-	if (open_instance(&inst))
-		return BB_EXIT_ERROR;
-	n = bb_attachments(bb_opts.pin_dir, att, 64);
-	err = bb_image_open(&inst, &img);
-	bb_instance_close(&inst);
-	if (err) {
-		pr_err("no live filter in %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_ERROR;
-	}
-	hdr = (const void *)img.blocks;
-	cfg = (const void *)&img.blocks[BB_CONFIG_INDEX];
-	fpr = bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k);
-	ah = hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
-	     BB_BLOCK_BYTES <= img.map_size ? (const void *)&img.blocks[bb_allow_index(hdr->nblocks)] :
-	     &no_allowlist;
-	kept = kept_items();
-	bb_state_index(img.blocks, &index);
-	fill_fpr = bb_image_key_fpr(img.blocks);
-	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, probes);
-	for (i = 0; i < BB_CHECK_MAX; i++) {
-		check_fpr[i] = probes[i] ? bb_check_fpr(fpr, (unsigned int)probes[i]) : 0;
-		check_fill[i] = probes[i] ? bb_check_fpr(fill_fpr, (unsigned int)probes[i]) : 0;
-	}
-	if (bb_opts.json) {
-		json_t *ifaces = json_array();
+/* status -j: everything the text says, as one object. */
+static void status_json(const struct status_view *v)
+{
+	const struct bb_attachment *att = v->att;
+	const struct bb_header *hdr = v->hdr;
+	const struct bb_allow_header *ah = v->ah;
+	const struct bb_config *cfg = v->cfg;
+	struct bb_image img = v->img;
+	struct bb_index_view index = v->index;
+	const unsigned int *probes = v->probes;
+	const double *check_fpr = v->check_fpr, *check_fill = v->check_fill;
+	double fpr = v->fpr, fill_fpr = v->fill_fpr;
+	long kept = v->kept;
+	int n = v->n, i;
+	json_t *ifaces = json_array();
 
-		for (i = 0; i < n; i++)
-			json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I}",
-				"ifname", att[i].ifname, "ifindex", att[i].ifindex,
-				"hook", bb_hook_name(att[i].hook),
-				"xdp_mode", att[i].hook == BB_HOOK_XDP ?
-					    bb_xdp_mode_name(att[i].mode) : "none",
-				"link_id", (json_int_t)att[i].link_id,
-				"prog_id", (json_int_t)att[i].prog_id));
-		json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
-					"s:o, s:o}}",
-			"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
-			"filter", "map_id", (json_int_t)img.map_id,
-			"generation", (json_int_t)hdr->generation,
-			"mode", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag",
-			"keys", (json_int_t)hdr->items, "blocks", (json_int_t)hdr->nblocks,
-			"bytes", (json_int_t)img.map_size, "k", (json_int_t)hdr->k, "fpr", fpr,
-			"ipv4_prefix_lengths", plens_json(hdr->v4_plens, hdr->n_v4_plens),
-			"ipv6_prefix_lengths", plens_json(hdr->v6_plens, hdr->n_v6_plens));
+	for (i = 0; i < n; i++)
+		json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I}",
+			"ifname", att[i].ifname, "ifindex", att[i].ifindex,
+			"hook", bb_hook_name(att[i].hook),
+			"xdp_mode", att[i].hook == BB_HOOK_XDP ?
+				    bb_xdp_mode_name(att[i].mode) : "none",
+			"link_id", (json_int_t)att[i].link_id,
+			"prog_id", (json_int_t)att[i].prog_id));
+	json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
+				"s:o, s:o}}",
+		"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
+		"filter", "map_id", (json_int_t)img.map_id,
+		"generation", (json_int_t)hdr->generation,
+		"mode", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag",
+		"keys", (json_int_t)hdr->items, "blocks", (json_int_t)hdr->nblocks,
+		"bytes", (json_int_t)img.map_size, "k", (json_int_t)hdr->k, "fpr", fpr,
+		"ipv4_prefix_lengths", plens_json(hdr->v4_plens, hdr->n_v4_plens),
+		"ipv6_prefix_lengths", plens_json(hdr->v6_plens, hdr->n_v6_plens));
 
-		if (j)
-			json_object_set_new(j, "allowlist", json_pack(
-				"{s:I, s:I, s:o, s:o, s:s, s:I}", "keys", (json_int_t)ah->items,
-				"slots", (json_int_t)hdr->allow_blocks * 8,
-				"ipv4_prefix_lengths", plens_json(ah->v4_plens, ah->n_v4_plens),
-				"ipv6_prefix_lengths", plens_json(ah->v6_plens, ah->n_v6_plens),
-				"state_dir", bb_state_dir(), "kept_items", (json_int_t)kept));
-		if (j) {
-			json_t *items = json_array(), *filter = json_object_get(j, "filter");
-			bool on = guard_items(items);
+	if (j)
+		json_object_set_new(j, "allowlist", json_pack(
+			"{s:I, s:I, s:o, s:o, s:s, s:I}", "keys", (json_int_t)ah->items,
+			"slots", (json_int_t)hdr->allow_blocks * 8,
+			"ipv4_prefix_lengths", plens_json(ah->v4_plens, ah->n_v4_plens),
+			"ipv6_prefix_lengths", plens_json(ah->v6_plens, ah->n_v6_plens),
+			"state_dir", bb_state_dir(), "kept_items", (json_int_t)kept));
+	if (j) {
+		json_t *items = json_array(), *filter = json_object_get(j, "filter");
+		bool on = guard_items(items);
 
-			json_object_set_new(filter, "fpr_from_fill", json_real(fill_fpr));
-			json_object_set_new(filter, "fpr_per_check",
-					    bb_checks_json(probes, check_fpr));
-			json_object_set_new(filter, "fpr_per_check_from_fill",
-					    bb_checks_json(probes, check_fill));
+		json_object_set_new(filter, "fpr_from_fill", json_real(fill_fpr));
+		json_object_set_new(filter, "fpr_per_check",
+				    bb_checks_json(probes, check_fpr));
+		json_object_set_new(filter, "fpr_per_check_from_fill",
+				    bb_checks_json(probes, check_fill));
 
-			json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
-								  "items", items));
-			json_object_set_new(j, "index", index_json(&index, shadow_size()));
-			json_object_set_new(j, "events", json_pack("{s:b, s:I, s:I}", "on",
-				(hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns,
-				"rate", (json_int_t)(cfg->event_cost_ns ?
-						     1000000000U / cfg->event_cost_ns : 0),
-				"burst", (json_int_t)cfg->event_burst));
-			json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
-			if (index.map) {
-				json_t *kinds = json_object();
-				__u64 by[BB_KEY_KIND_MAX];
+		json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
+							  "items", items));
+		json_object_set_new(j, "index", index_json(&index, shadow_size()));
+		json_object_set_new(j, "events", json_pack("{s:b, s:I, s:I}", "on",
+			(hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns,
+			"rate", (json_int_t)(cfg->event_cost_ns ?
+					     1000000000U / cfg->event_cost_ns : 0),
+			"burst", (json_int_t)cfg->event_burst));
+		json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
+		if (index.map) {
+			json_t *kinds = json_object();
+			__u64 by[BB_KEY_KIND_MAX];
 
-				keys_by_kind(&index, by);
-				for (i = 1; i < BB_KEY_KIND_MAX; i++)
-					json_object_set_new(kinds, key_kind_names[i],
-							    json_integer((json_int_t)by[i]));
-				json_object_set_new(filter, "keys_by_kind", kinds);
-				json_object_set_new(filter, "room_left", json_integer((json_int_t)
-					room_left(hdr, probes, index.meta.fp)));
-			}
+			keys_by_kind(&index, by);
+			for (i = 1; i < BB_KEY_KIND_MAX; i++)
+				json_object_set_new(kinds, key_kind_names[i],
+						    json_integer((json_int_t)by[i]));
+			json_object_set_new(filter, "keys_by_kind", kinds);
+			json_object_set_new(filter, "room_left", json_integer((json_int_t)
+				room_left(hdr, probes, index.meta.fp)));
 		}
-		bb_json_print(j);
-		bb_index_close(&index);
-		bb_image_close(&img);
-		return BB_EXIT_OK;
 	}
+	bb_json_print(j);
+	(void)cfg;
+}
+
+/* status: the attachments, the filter, the allowlist, the state, the guard. */
+static void status_text(const struct status_view *v)
+{
+	const struct bb_attachment *att = v->att;
+	const struct bb_header *hdr = v->hdr;
+	const struct bb_allow_header *ah = v->ah;
+	const struct bb_config *cfg = v->cfg;
+	struct bb_image img = v->img;
+	struct bb_index_view index = v->index;
+	const unsigned int *probes = v->probes;
+	const double *check_fpr = v->check_fpr, *check_fill = v->check_fill;
+	double fpr = v->fpr, fill_fpr = v->fill_fpr;
+	long kept = v->kept;
+	int n = v->n, i;
+	int n_checks;
+
 	printf("pin dir      %s\n", bb_opts.pin_dir);
 	for (i = 0; i < n; i++)
 		printf("interface    %s (ifindex %d, %s%s%s, link %u, prog %u)%s\n", att[i].ifname,
@@ -518,7 +518,48 @@ int cmd_status(int argc, char **argv)
 	else
 		printf("guard        off (load --guard to turn it on)\n");
 	guard_items(NULL);
-	bb_index_close(&index);
-	bb_image_close(&img);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct bb_allow_header no_allowlist;
+	struct status_view v = { 0 };
+	struct bb_instance inst;
+	const struct bb_header *hdr;
+	double fpr;
+	int err, i;
+
+	err = simple_opts(argc, argv, status_usage);
+	if (err >= 0)
+		return err;
+	if (open_instance(&inst))
+		return BB_EXIT_ERROR;
+	v.n = bb_attachments(bb_opts.pin_dir, v.att, 64);
+	err = bb_image_open(&inst, &v.img);
+	bb_instance_close(&inst);
+	if (err) {
+		pr_err("no live filter in %s: %s\n", bb_opts.pin_dir, strerror(-err));
+		return BB_EXIT_ERROR;
+	}
+	v.hdr = hdr = (const void *)v.img.blocks;
+	v.cfg = (const void *)&v.img.blocks[BB_CONFIG_INDEX];
+	v.fpr = fpr = bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k);
+	v.ah = hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
+	       BB_BLOCK_BYTES <= v.img.map_size ?
+	       (const void *)&v.img.blocks[bb_allow_index(hdr->nblocks)] : &no_allowlist;
+	v.kept = kept_items();
+	bb_state_index(v.img.blocks, &v.index);
+	v.fill_fpr = bb_image_key_fpr(v.img.blocks);
+	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, v.probes);
+	for (i = 0; i < BB_CHECK_MAX; i++) {
+		v.check_fpr[i] = v.probes[i] ? bb_check_fpr(fpr, v.probes[i]) : 0;
+		v.check_fill[i] = v.probes[i] ? bb_check_fpr(v.fill_fpr, v.probes[i]) : 0;
+	}
+	if (bb_opts.json)
+		status_json(&v);
+	else
+		status_text(&v);
+	bb_index_close(&v.index);
+	bb_image_close(&v.img);
 	return BB_EXIT_OK;
 }

@@ -59,6 +59,7 @@ int cmd_info(int argc, char **argv);
 int cmd_disallow(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_del(int argc, char **argv);
 
 #endif /* BB_COMMON_H */

@@ -22,6 +22,7 @@ static const struct command {
 	{ "stats",	cmd_stats,	"counters, summed over CPUs" },
 	{ "check",	cmd_check,	"ask the live filter whether items are listed" },
 	{ "events",	cmd_events,	"the hits the filter saw: what, where, which list and line" },
+	{ "top",	cmd_top,	"the top blocked names and sources and hits per list, live" },
 	{ "allow",	cmd_allow,	"let items through the live filter, now and after reloads" },
 	{ "disallow",	cmd_disallow,	"take items out of the live allowlist" },
 	{ "add",	cmd_add,	"block items in the live filter now, until the next load" },

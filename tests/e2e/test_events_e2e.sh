@@ -71,6 +71,28 @@ check_match "--kind src --verdict dropped --interface bbd0: the pings' events" \
 run bb events --kind nonsense
 check_rc "--kind nonsense: a usage error" 2
 
+# ---- top: the interval's events counted by name, source and list -----------------------------
+bb events >/dev/null
+bb -j top -n 1 --interval 6 >"$BB_TMP/top.json" 2>&1 &
+topj=$!
+sleep 0.5
+dig_from 198.51.100.3 evil.example &
+dig_from 198.51.100.3 evil.example &
+ping_from 198.51.100.2 $V4 3 0.2
+wait
+check "top -n 1 -j: one JSON object" jq -e .events "$BB_TMP/top.json"
+check_eq "top: the events, the pings' and the queries'" "$(jq -r .events "$BB_TMP/top.json")" \
+	"$((ping_tx + 2))"
+check_eq "top: the top name, its kind and hits" \
+	"$(jq -r '.names[0] | [.name, .kind, .hits] | join(" ")' "$BB_TMP/top.json")" "evil.example dns 2"
+check_eq "top: the sources, by hits" \
+	"$(jq -r '[.sources[] | .address + "=" + (.hits | tostring)] | sort | join(" ")' "$BB_TMP/top.json")" \
+	"$(printf '%s\n' "198.51.100.2=$ping_tx" "198.51.100.3=2" | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "top: hits per list, all of them the list's" \
+	"$(jq -r '.lists[] | .list + " " + (.hits | tostring)' "$BB_TMP/top.json")" "$LIST $((ping_tx + 2))"
+run bb top -n 1 --interval 0.5
+check_match "top (text): its three tables" 'top blocked names' "$out"
+
 # ---- a false positive: a name no list holds that the filter matches ------------------------
 FPL=$BB_TMP/dense.txt
 seq 1 3000 | sed 's/^/listed-/; s/$/.example/' >"$FPL"

@@ -159,18 +159,192 @@ static void *file_bytes(const char *path, size_t *size)
 	return b;
 }
 
+/*
+ * What was deleted no longer matches, but where what is still listed covers it (a
+ * wider prefix, a parent: asked of a filter of the rest at a rate of 1e-7), or at the
+ * filter's rate.
+ */
+static void check_deleted(const struct bb_block *img, const struct bb_list *list,
+			  const bool *gone, size_t n_gone)
+{
+	size_t i, n = list->n, still = 0;
+	struct bb_filter_opts exact = { .seed = 78, .fpr = 1e-7, .threads = 2 };
+	struct bb_list rest;
+	struct bb_filter rf;
+	struct bb_block *rimg = NULL;
+	size_t uncovered = 0;
+
+	bb_list_init(&rest);
+	for (i = 0; i < n; i++) {
+		char text[BB_KEY_MAX + 80];
+		const char *why;
+
+		if (gone[i])
+			continue;
+		bb_entry_text(&list->entries[i], text, sizeof(text));
+		bb_list_parse_line(&rest, text, strlen(text), &why);
+	}
+	if (!bb_filter_build(&rf, &rest, &exact)) {
+		rimg = calloc(bb_filter_elements(rf.hdr.nblocks, rf.hdr.allow_blocks),
+			      BB_BLOCK_BYTES);
+		if (rimg)
+			bb_filter_write_image(&rf, rimg);
+		bb_filter_free(&rf);
+	}
+	for (i = 0; rimg && i < n; i++) {
+		if (!gone[i] || bb_image_match_entry(rimg, &list->entries[i]))
+			continue;
+		uncovered++;
+		still += bb_image_match_entry(img, &list->entries[i]);
+	}
+	tap_result(rimg && uncovered > n_gone / 2 && still <= uncovered / 100 + 2,
+		   "live: the deleted items stop matching, but for those what is still "
+		   "listed covers", "%zu of %zu uncovered still match", still, uncovered);
+	free(rimg);
+	bb_list_free(&rest);
+}
+
+/* The shadow kept is read back, and equals one built from the index. */
+static void check_shadow(struct bb_block *img)
+{
+	struct bb_live a, b;
+	int e1 = bb_live_open(&a, img, index_path, shadow_path), e2;
+
+	unlink(shadow_path);
+	e2 = bb_live_open(&b, img, index_path, shadow_path);
+	tap_result(!e1 && !e2 && !a.shadow_built && b.shadow_built &&
+		   a.counts_bytes == b.counts_bytes &&
+		   !memcmp(a.counts, b.counts, a.counts_bytes),
+		   "live: the shadow kept is read back, the same as one rebuilt", "%d %d",
+		   e1, e2);
+	if (!e2) {
+		/* a failed write of it: the next open sees it lag the index */
+		b.meta.changes++;
+		bb_live_close(&b);
+	}
+	if (!e1)
+		bb_live_close(&a);
+}
+
+/* The capacity: adds past --max-fp are refused whole, nothing changed. */
+static void check_capacity(struct bb_block *img, struct bb_block *before)
+{
+	double fp[BB_CHECK_MAX];
+	struct bb_live l;
+	size_t i;
+	int err;
+
+	size_t isize = 0;
+	void *ibytes = file_bytes(index_path, &isize);
+	struct bb_list many;
+	size_t added = 0;
+
+	bb_list_init(&many);
+	for (i = 0; i < 40000; i++) {
+		char line[64];
+		const char *why;
+
+		snprintf(line, sizeof(line), "m%zu.capacity.test", i);
+		bb_list_parse_line(&many, line, strlen(line), &why);
+	}
+	memcpy(before, img, image_elements(img) * BB_BLOCK_BYTES);
+	err = bb_live_open(&l, img, index_path, shadow_path);
+	for (i = 0; !err && i < many.n; i++)
+		added += bb_live_add(&l, &many.entries[i]) == 1;
+	err = err ?: bb_live_commit(&l, index_path, shadow_path, 0.002, fp);
+	tap_result(err == -ENOSPC && fp[BB_CHECK_NAME] > 0.002,
+		   "live: 40000 more names past --max-fp 0.002: refused, the rate said",
+		   "err %d, name check %.4f", err, fp[BB_CHECK_NAME]);
+	tap_result(!memcmp(before, img, image_elements(img) * BB_BLOCK_BYTES) &&
+		   ibytes && same_file(index_path, ibytes, isize),
+		   "live: ... the map and the index untouched", NULL);
+	bb_live_close(&l);
+	free(ibytes);
+	bb_list_free(&many);
+}
+
+/* Adds: new items of every kind, a new prefix length, a short prefix; all match. */
+static void check_adds(struct bb_block *img, const struct bb_list *list, const bool *gone,
+		       size_t n_gone)
+{
+	double fp[BB_CHECK_MAX];
+	struct bb_list extra;
+	size_t i, staged, unmatched;
+	struct bb_live l;
+	int err;
+
+	bb_list_init(&extra);
+	for (i = 0; i < 6000; i++) {
+		char line[80];
+		const char *why;
+
+		switch (i % 6) {
+		case 0: snprintf(line, sizeof(line), "a%zu.added.test", i); break;
+		case 1: snprintf(line, sizeof(line), "192.0.2.%zu", i % 256); break;
+		case 2: snprintf(line, sizeof(line), "*.z%zu.example", i); break;
+		case 3: snprintf(line, sizeof(line), "http://v%zu.example/x/", i); break;
+		case 4: snprintf(line, sizeof(line), "2001:db8:%zx00::/40", (i / 6) % 256); break;
+		default: snprintf(line, sizeof(line), i == 5 ? "100.64.0.0/10" : "198.51.%zu.0/22",
+				  (i * 4) % 256); break;
+		}
+		bb_list_parse_line(&extra, line, strlen(line), &why);
+	}
+	err = bb_live_open(&l, img, index_path, shadow_path);
+	for (i = 0, staged = 0; !err && i < extra.n; i++)
+		staged += bb_live_add(&l, &extra.entries[i]) == 1;
+	{
+		bool grew = l.plens_grown;
+
+		err = err ?: bb_live_commit(&l, index_path, shadow_path, 0.5, fp);
+		tap_result(!err && staged == extra.n && grew, "live: 6000 adds of every kind "
+			   "committed (a new probe length among them)", "err %d, %zu of %zu", err,
+			   staged, extra.n);
+	}
+	bb_live_close(&l);
+	{
+		struct bb_index_view v;
+		size_t attributed = 0;
+
+		for (i = 0, unmatched = 0; i < extra.n; i++)
+			unmatched += !bb_image_match_entry(img, &extra.entries[i]);
+		for (i = 0; i < list->n; i++)
+			if (!gone[i] && !bb_image_match_entry(img, &list->entries[i]))
+				unmatched++;
+		tap_result(!unmatched, "live: every added item matches, and every listed one still",
+			   "%zu unmatched", unmatched);
+		if (!bb_index_open(index_path, &v)) {
+			for (i = 0; i < extra.n; i++) {
+				const struct bb_index_rec *rec;
+
+				if (bb_image_attribute(img, &v, &extra.entries[i], &rec) &&
+				    !strcmp(bb_index_source(&v, rec->src), BB_LIVE_SOURCE) &&
+				    !rec->line)
+					attributed++;
+			}
+			tap_result(attributed == extra.n && v.meta.added == extra.n &&
+				   v.meta.deleted == n_gone, "live: the index says each was added "
+				   "live, and counts the changes", "%zu of %zu; added %llu deleted %llu",
+				   attributed, extra.n, (unsigned long long)v.meta.added,
+				   (unsigned long long)v.meta.deleted);
+			bb_index_close(&v);
+		}
+	}
+
+	bb_list_free(&extra);
+}
+
 static void test_live(void)
 {
 	struct bb_filter_opts opts = { .seed = 77, .threads = 2 };
 	struct bb_list_opts lo = { .threads = 2 };
-	struct bb_list list, extra;
+	struct bb_list list;
 	struct bb_filter f;
 	struct bb_index idx;
 	struct bb_live l;
 	struct bb_block *img, *before;
 	double fp[BB_CHECK_MAX];
 	bool *gone;
-	size_t i, n, staged = 0, refused = 0, unmatched = 0, still = 0, n_gone = 0;
+	size_t i, n, staged = 0, refused = 0, unmatched = 0, n_gone = 0;
 	size_t parents = 0, subs = 0, widened = 0, off;
 	int err;
 
@@ -260,157 +434,13 @@ static void test_live(void)
 	off = bits_off(img, list.entries, n, gone);
 	tap_result(!off, "live: the bits left are exactly the held keys' (blocks and short "
 		   "tables)", "%zu words differ", off);
-	/* what was deleted no longer matches, but where what is still listed covers it (a
-	 * wider prefix, a parent: asked of a filter of the rest at a rate of 1e-7), or at
-	 * the filter's rate */
-	{
-		struct bb_filter_opts exact = { .seed = 78, .fpr = 1e-7, .threads = 2 };
-		struct bb_list rest;
-		struct bb_filter rf;
-		struct bb_block *rimg = NULL;
-		size_t uncovered = 0;
-
-		bb_list_init(&rest);
-		for (i = 0; i < n; i++) {
-			char text[BB_KEY_MAX + 80];
-			const char *why;
-
-			if (gone[i])
-				continue;
-			bb_entry_text(&list.entries[i], text, sizeof(text));
-			bb_list_parse_line(&rest, text, strlen(text), &why);
-		}
-		if (!bb_filter_build(&rf, &rest, &exact)) {
-			rimg = calloc(bb_filter_elements(rf.hdr.nblocks, rf.hdr.allow_blocks),
-				      BB_BLOCK_BYTES);
-			if (rimg)
-				bb_filter_write_image(&rf, rimg);
-			bb_filter_free(&rf);
-		}
-		for (i = 0; rimg && i < n; i++) {
-			if (!gone[i] || bb_image_match_entry(rimg, &list.entries[i]))
-				continue;
-			uncovered++;
-			still += bb_image_match_entry(img, &list.entries[i]);
-		}
-		tap_result(rimg && uncovered > n_gone / 2 && still <= uncovered / 100 + 2,
-			   "live: the deleted items stop matching, but for those what is still "
-			   "listed covers", "%zu of %zu uncovered still match", still, uncovered);
-		free(rimg);
-		bb_list_free(&rest);
-	}
+	check_deleted(img, &list, gone, n_gone);
 	bb_live_close(&l);
 
-	/* the shadow kept is read back, and equals one built from the index */
-	{
-		struct bb_live a, b;
-		int e1 = bb_live_open(&a, img, index_path, shadow_path), e2;
+	check_shadow(img);
 
-		unlink(shadow_path);
-		e2 = bb_live_open(&b, img, index_path, shadow_path);
-		tap_result(!e1 && !e2 && !a.shadow_built && b.shadow_built &&
-			   a.counts_bytes == b.counts_bytes &&
-			   !memcmp(a.counts, b.counts, a.counts_bytes),
-			   "live: the shadow kept is read back, the same as one rebuilt", "%d %d",
-			   e1, e2);
-		if (!e2) {
-			/* a failed write of it: the next open sees it lag the index */
-			b.meta.changes++;
-			bb_live_close(&b);
-		}
-		if (!e1)
-			bb_live_close(&a);
-	}
-
-	/* adds: new items of every kind, a new prefix length, a short prefix */
-	bb_list_init(&extra);
-	for (i = 0; i < 6000; i++) {
-		char line[80];
-		const char *why;
-
-		switch (i % 6) {
-		case 0: snprintf(line, sizeof(line), "a%zu.added.test", i); break;
-		case 1: snprintf(line, sizeof(line), "192.0.2.%zu", i % 256); break;
-		case 2: snprintf(line, sizeof(line), "*.z%zu.example", i); break;
-		case 3: snprintf(line, sizeof(line), "http://v%zu.example/x/", i); break;
-		case 4: snprintf(line, sizeof(line), "2001:db8:%zx00::/40", (i / 6) % 256); break;
-		default: snprintf(line, sizeof(line), i == 5 ? "100.64.0.0/10" : "198.51.%zu.0/22",
-				  (i * 4) % 256); break;
-		}
-		bb_list_parse_line(&extra, line, strlen(line), &why);
-	}
-	err = bb_live_open(&l, img, index_path, shadow_path);
-	for (i = 0, staged = 0; !err && i < extra.n; i++)
-		staged += bb_live_add(&l, &extra.entries[i]) == 1;
-	{
-		bool grew = l.plens_grown;
-
-		err = err ?: bb_live_commit(&l, index_path, shadow_path, 0.5, fp);
-		tap_result(!err && staged == extra.n && grew, "live: 6000 adds of every kind "
-			   "committed (a new probe length among them)", "err %d, %zu of %zu", err,
-			   staged, extra.n);
-	}
-	bb_live_close(&l);
-	{
-		struct bb_index_view v;
-		size_t attributed = 0;
-
-		for (i = 0, unmatched = 0; i < extra.n; i++)
-			unmatched += !bb_image_match_entry(img, &extra.entries[i]);
-		for (i = 0; i < n; i++)
-			if (!gone[i] && !bb_image_match_entry(img, &list.entries[i]))
-				unmatched++;
-		tap_result(!unmatched, "live: every added item matches, and every listed one still",
-			   "%zu unmatched", unmatched);
-		if (!bb_index_open(index_path, &v)) {
-			for (i = 0; i < extra.n; i++) {
-				const struct bb_index_rec *rec;
-
-				if (bb_image_attribute(img, &v, &extra.entries[i], &rec) &&
-				    !strcmp(bb_index_source(&v, rec->src), BB_LIVE_SOURCE) &&
-				    !rec->line)
-					attributed++;
-			}
-			tap_result(attributed == extra.n && v.meta.added == extra.n &&
-				   v.meta.deleted == n_gone, "live: the index says each was added "
-				   "live, and counts the changes", "%zu of %zu; added %llu deleted %llu",
-				   attributed, extra.n, (unsigned long long)v.meta.added,
-				   (unsigned long long)v.meta.deleted);
-			bb_index_close(&v);
-		}
-	}
-
-	/* the capacity: adds past --max-fp are refused whole, nothing changed */
-	{
-		size_t isize = 0;
-		void *ibytes = file_bytes(index_path, &isize);
-		struct bb_list many;
-		size_t added = 0;
-
-		bb_list_init(&many);
-		for (i = 0; i < 40000; i++) {
-			char line[64];
-			const char *why;
-
-			snprintf(line, sizeof(line), "m%zu.capacity.test", i);
-			bb_list_parse_line(&many, line, strlen(line), &why);
-		}
-		memcpy(before, img, image_elements(img) * BB_BLOCK_BYTES);
-		err = bb_live_open(&l, img, index_path, shadow_path);
-		for (i = 0; !err && i < many.n; i++)
-			added += bb_live_add(&l, &many.entries[i]) == 1;
-		err = err ?: bb_live_commit(&l, index_path, shadow_path, 0.002, fp);
-		tap_result(err == -ENOSPC && fp[BB_CHECK_NAME] > 0.002,
-			   "live: 40000 more names past --max-fp 0.002: refused, the rate said",
-			   "err %d, name check %.4f", err, fp[BB_CHECK_NAME]);
-		tap_result(!memcmp(before, img, image_elements(img) * BB_BLOCK_BYTES) &&
-			   ibytes && same_file(index_path, ibytes, isize),
-			   "live: ... the map and the index untouched", NULL);
-		bb_live_close(&l);
-		free(ibytes);
-		bb_list_free(&many);
-	}
-	bb_list_free(&extra);
+	check_adds(img, &list, gone, n_gone);
+	check_capacity(img, before);
 	free(before);
 	free(gone);
 	free(img);
