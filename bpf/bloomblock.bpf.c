@@ -11,7 +11,8 @@
 #include "bb_tls.h"
 
 /*
- * Needs Linux 5.10: BPF_F_INNER_MAP (inner maps of any size, 5.10), calls in
+ * Needs Linux 5.18: bpf_xdp_load_bytes() (a hit event's packet, 5.18), the ring
+ * buffer (5.8), BPF_F_INNER_MAP (inner maps of any size, 5.10), calls in
  * programs that also tail-call (x86-64, 5.10), global functions (5.6),
  * BPF_F_MMAPABLE arrays (5.5), XDP bpf_links (5.9), bounded loops (5.3). And a CPU
  * with efficient unaligned access (x86-64, arm64): words are read at any offset
@@ -108,6 +109,8 @@ struct bb_scratch {
 	__u32 flow_kept;	/* TLS: the walk is in the flows map */
 	__u32 hook;		/* enum bb_event_hook, for the URL program's events */
 	__u32 url_event;	/* the URL program's event to raise (bb_event_raise()) */
+	__u8 ev_pkt[BB_EVENT_PKT_MAX];	/* a hit's packet, its first bytes: the event's */
+	__u32 ev_pkt_len, ev_wire_len;
 };
 
 struct {
@@ -352,7 +355,9 @@ __noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, 
 	ev->dport = sc->flow.dport;
 	ev->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
 	ev->pad[0] = ev->pad[1] = 0;
-	ev->pad2 = 0;
+	ev->pkt_len = sc->ev_pkt_len <= BB_EVENT_PKT_MAX ? (__u16)sc->ev_pkt_len : 0;
+	ev->wire_len = (__u16)sc->ev_wire_len;
+	__builtin_memcpy(ev->pkt, sc->ev_pkt, BB_EVENT_PKT_MAX);
 	idx = BB_FIRST_BLOCK + hdr->nblocks;
 	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
 	ev->map_id = ah ? ah->map_id : 0;
@@ -360,6 +365,30 @@ __noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, 
 	bpf_ringbuf_submit(ev, 0);
 	st->events++;
 	return 1;
+}
+
+/* The packet's first bytes into the scratch, for the event (pcap files of drops). */
+static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratch *sc)
+{
+	__u32 len;
+
+	if (xdp)
+		len = ((struct xdp_md *)pctx)->data_end - ((struct xdp_md *)pctx)->data;
+	else
+		len = ((struct __sk_buff *)pctx)->len;
+	sc->ev_wire_len = len;
+	sc->ev_pkt_len = 0;
+	if (!len)
+		return;
+	if (len > BB_EVENT_PKT_MAX)
+		len = BB_EVENT_PKT_MAX;
+	/* 1 to 128 in the register the helper gets, as the verifier wants to see it:
+	 * the compiler would drop arithmetic it knows is redundant, so it is asm */
+	asm volatile("%0 -= 1; %0 &= 127; %0 += 1" : "+r"(len));
+	if (xdp ? bpf_xdp_load_bytes(pctx, 0, sc->ev_pkt, len) :
+	    bpf_skb_load_bytes(pctx, 0, sc->ev_pkt, len))
+		return;
+	sc->ev_pkt_len = len;
 }
 
 /*
@@ -380,6 +409,8 @@ static __always_inline void note_event(const struct bb_ctx *c, __u32 what, int a
 		ifindex = ((struct xdp_md *)c->pctx)->ingress_ifindex;
 	else
 		ifindex = ((struct __sk_buff *)c->pctx)->ifindex;
+	if (c->sc)
+		capture_packet(c->pctx, c->xdp, c->sc);
 	bb_event_raise(what << 8 | v, key_len, ifindex, c->hook);
 }
 
@@ -989,6 +1020,7 @@ static __always_inline int url_core(void *pctx, int xdp)
 		__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
 			((struct __sk_buff *)pctx)->ifindex;
 
+		capture_packet(pctx, xdp, c.sc);
 		bb_event_raise(c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len, ifindex,
 			       c.hook);
 		c.sc->url_event = 0;

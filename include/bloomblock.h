@@ -228,6 +228,7 @@ struct bb_stats {
  * path), key_len bytes of it, 0 for an address hit.
  */
 #define BB_EVENT_KEY_MAX	256
+#define BB_EVENT_PKT_MAX	128	/* the packet's first bytes kept: headers and a name */
 
 enum bb_event_what {
 	BB_EV_SRC = 1,		/* the source address */
@@ -263,8 +264,10 @@ struct bb_event {
 	__u16 key_len;
 	__u8 pad[2];
 	__u32 map_id;		/* the filter's (its allowlist header's), 0: none */
-	__u32 pad2;
+	__u16 pkt_len;		/* bytes of pkt kept, from the frame's start */
+	__u16 wire_len;		/* the frame's length */
 	__u8 key[BB_EVENT_KEY_MAX];
+	__u8 pkt[BB_EVENT_PKT_MAX];
 };
 
 /* Pinned objects, relative to the pin directory. */
@@ -295,7 +298,7 @@ _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cach
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
 _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
-_Static_assert(sizeof(struct bb_event) == 320, "an event is 320 bytes");
+_Static_assert(sizeof(struct bb_event) == 448, "an event is 448 bytes");
 #endif
 
 /*

@@ -19,6 +19,7 @@
 #include "common.h"
 #include "filter.h"
 #include "list.h"
+#include "pcap_out.h"
 #include "pins.h"
 #include "state.h"
 
@@ -53,7 +54,9 @@ static void usage(FILE *out)
 		"      --kind K       src, dst, dns, sni, host, url (repeatable)\n"
 		"      --verdict V    dropped, flagged, allowed (repeatable)\n"
 		"      --interface I  events of interface I only (repeatable)\n"
-		"-j: JSON lines.\n");
+		"      --pcap FILE    also write each event's packet (its first %u bytes) to\n"
+		"                     FILE, a pcap file tcpdump and Wireshark read\n"
+		"-j: JSON lines.\n", BB_EVENT_PKT_MAX);
 }
 
 struct run {
@@ -66,6 +69,8 @@ struct run {
 	bool have_img, have_index;
 	__u32 map_id;
 	__u64 mono_to_real_ns;
+	struct bb_pcap *pcap;		/* --pcap: every event's packet, as it was */
+	unsigned long dumped;
 };
 
 static volatile sig_atomic_t stop;
@@ -186,6 +191,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	i = (int)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + i, sizeof(when) - (size_t)i, ".%06lluZ",
 		 (unsigned long long)(real % 1000000000ULL / 1000));
+	if (r->pcap && ev->pkt_len) {
+		bb_pcap_write(r->pcap, (long long)(real / 1000), ev->pkt, ev->pkt_len,
+			      ev->wire_len > ev->pkt_len ? ev->wire_len : ev->pkt_len);
+		r->dumped++;
+	}
 	if (bb_opts.json) {
 		json_t *j = json_pack("{s:s, s:I, s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:s, "
 				      "s:i, s:i}",
@@ -232,9 +242,11 @@ int cmd_events(int argc, char **argv)
 		{ "kind", required_argument, NULL, 'k' },
 		{ "verdict", required_argument, NULL, 'v' },
 		{ "interface", required_argument, NULL, 'i' },
+		{ "pcap", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *pcap_path = NULL;
 	struct run r = { 0 };
 	struct ring_buffer *rb = NULL;
 	struct timespec mono, real;
@@ -283,6 +295,9 @@ int cmd_events(int argc, char **argv)
 			}
 			r.n_ifindex++;
 			break;
+		case 'p':
+			pcap_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return BB_EXIT_OK;
@@ -315,6 +330,16 @@ int cmd_events(int argc, char **argv)
 	r.mono_to_real_ns = (__u64)real.tv_sec * 1000000000ULL + (__u64)real.tv_nsec -
 			    ((__u64)mono.tv_sec * 1000000000ULL + (__u64)mono.tv_nsec);
 	r.left = r.count;
+	if (pcap_path) {
+		char why[256];
+
+		r.pcap = bb_pcap_open(pcap_path, BB_EVENT_PKT_MAX, why, sizeof(why));
+		if (!r.pcap) {
+			pr_err("%s: %s\n", pcap_path, why);
+			ret = BB_EXIT_ERROR;
+			goto out;
+		}
+	}
 	rb = ring_buffer__new(fd, on_event, &r, NULL);
 	if (!rb) {
 		pr_err("cannot read the events ring: %s\n", strerror(errno));
@@ -346,6 +371,12 @@ int cmd_events(int argc, char **argv)
 out:
 	ring_buffer__free(rb);
 	close(fd);
+	if (r.pcap) {
+		bb_pcap_close(r.pcap);
+		if (!bb_opts.json)
+			pr_info("%s: %lu packet%s, their first %u bytes at most\n", pcap_path,
+				r.dumped, r.dumped == 1 ? "" : "s", BB_EVENT_PKT_MAX);
+	}
 	if (r.have_index)
 		bb_index_close(&r.index);
 	if (r.have_img)

@@ -17,6 +17,7 @@
 #include "load.h"
 #include "state.h"
 #include "options.h"
+#include "progress.h"
 #include "reader.h"
 
 /* --stream auto: lists this large in all are streamed, smaller ones held in memory */
@@ -761,6 +762,19 @@ static void write_loaded(struct load_run *run)
 	json_decref(j);
 }
 
+/* The lists' sizes, for the progress line (a stream's is not known: 0). */
+static __u64 lists_bytes(const struct list_args *la)
+{
+	struct stat st;
+	__u64 total = 0;
+	int i;
+
+	for (i = 0; i < la->n; i++)
+		if (strcmp(la->v[i].path, "-") && !stat(la->v[i].path, &st))
+			total += (__u64)st.st_size;
+	return total;
+}
+
 /* The items `bloomblock allow` keeps, when there are any: one more allowlist. */
 static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 {
@@ -817,10 +831,12 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	}
 	instance_start(&run);
+	bb_progress_start(lists_bytes(&o.lists));
 	err = load_parse_lists(&run);
 	err = err ?: open_instance(&run);
 	err = err ?: merge_config(&run);
 	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
+	bb_progress_stop();
 	err = err ?: attach_and_swap(&run);
 	if (err) {
 		undo(&run);

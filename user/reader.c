@@ -17,6 +17,8 @@
 
 #include "reader.h"
 
+__u64 bb_read_bytes;
+
 #define IN_BYTES	(128U << 10)	/* compressed bytes read at once */
 #define TAIL_STEP	4096		/* past a region's soft end: the last line's bytes */
 #define XZ_MEMLIMIT	(256ULL << 20)	/* xz -9 needs 65 MiB; a bomb gets an error */
@@ -102,6 +104,7 @@ static ssize_t region_read(struct bb_reader *r, char *dst, size_t len)
 		return fail(r, -ESTALE, "changed while it was read: it ends before the size it "
 			    "had when opened (truncated or rewritten)");
 	r->off += (__u64)n;
+	__atomic_fetch_add(&bb_read_bytes, (__u64)n, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -112,6 +115,8 @@ static ssize_t fd_read(struct bb_reader *r, char *dst, size_t len)
 	do
 		n = read(r->fd, dst, len);
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		__atomic_fetch_add(&bb_read_bytes, (__u64)n, __ATOMIC_RELAXED);
 	return n < 0 ? fail(r, -errno, NULL) : n;
 }
 

@@ -81,4 +81,7 @@ const char *bb_reader_error(const struct bb_reader *r);
 
 enum bb_compression bb_compression_of(const void *head, size_t len);
 
+/* Bytes every reader has taken from its files so far: the progress line's. */
+extern __u64 bb_read_bytes;
+
 #endif /* BB_READER_H */

@@ -1179,12 +1179,16 @@ static int events_filter(const char *const *lines, __u32 flags, __u32 cost_ns, _
 	return err;
 }
 
+/* The last packet events_run() sent. */
+static __u8 ev_packet[MAX_PACKET];
+static size_t ev_packet_len;
+
 /* Run packets of one source through the program; the events they raised, in got. */
 static int events_run(struct ring_buffer *rb, const char *saddr, bool v4, unsigned int times)
 {
 	struct pkt_frame spec = { .net = v4 ? PKT_IPV4 : PKT_IPV6, .saddr = saddr };
-	__u8 packet[MAX_PACKET];
-	size_t len = build_packet(&spec, packet);
+	__u8 *packet = ev_packet;
+	size_t len = ev_packet_len = build_packet(&spec, packet);
 	__u32 verdict;
 	int err = 0;
 
@@ -1230,6 +1234,12 @@ static void test_events(void)
 		   "%zu events; what %u verdict %u hook %u family %u ports %u %u map %u/%u",
 		   got.n, e->what, e->verdict, e->hook, e->family, e->sport, e->dport, e->map_id,
 		   ah->map_id);
+	tap_result(got.n == 1 && e->wire_len == ev_packet_len &&
+		   e->pkt_len == (ev_packet_len < BB_EVENT_PKT_MAX ? ev_packet_len : BB_EVENT_PKT_MAX) &&
+		   !memcmp(e->pkt, ev_packet, e->pkt_len),
+		   "events: the packet's first bytes kept, as sent (for --pcap)",
+		   "pkt_len %u wire_len %u, sent %zu", got.n ? e->pkt_len : 0,
+		   got.n ? e->wire_len : 0, ev_packet_len);
 	err = events_run(rb, "2001:db8::10", false, 1);
 	tap_result(!err && got.n == 1 && e->family == 6 && !memcmp(e->saddr, want6, 16) &&
 		   e->what == BB_EV_SRC && e->verdict == BB_EV_DROPPED,

@@ -45,6 +45,15 @@ check_eq "the event: listed at the list's line 2, not a false positive" \
 run bb events
 check_eq "read once: the ring is empty after" "$out" ""
 
+# ---- --pcap: the dropped packets as tcpdump reads them --------------------------------------
+expect_blocked "listed 198.51.100.2 dropped again" 198.51.100.2 $V4
+run bb events --pcap "$BB_TMP/drops.pcap"
+check_rc "events --pcap FILE exits 0" 0
+run tcpdump -nr "$BB_TMP/drops.pcap"
+check_rc "tcpdump -r reads the file" 0
+check_eq "... one packet an event, the dropped echo requests from 198.51.100.2" \
+	"$(grep -c "IP 198\.51\.100\.2 > $V4: ICMP echo request" <<<"$out")" "$ping_tx"
+
 # ---- a listed DNS name from an unlisted source ------------------------------------------
 dig_from 198.51.100.3 mail.evil.example
 run bb events
@@ -129,6 +138,17 @@ check_eq "status -j: --events 0 turns them off" "$(bb_status .events.on)" false
 expect_blocked "--events 0: hits still dropped" 198.51.100.2 $V4
 run bb events
 check_eq "--events 0: no events" "$out" ""
+
+# ---- the progress line of a long load: on a terminal only --------------------------------------
+BIGL=$BB_TMP/big.txt
+seq 1 1000000 | sed 's/^/p/; s/$/.example/' >"$BIGL"
+script -qec "BB_PROGRESS_MS=10 timeout $BB_TIMEOUT nsenter --net=/run/netns/$NS_DUT $BB --pin-dir $BB_PIN_DIR load $BIGL" \
+	/dev/null >"$BB_TMP/tty.out" 2>&1
+check_match "load on a terminal: a progress line, bytes of the lists' size" \
+	'reading lists.*: [0-9.]+ [KM]iB of [0-9.]+ MiB \([0-9]+%\)' "$(tr '\r' '\n' <"$BB_TMP/tty.out")"
+check_match "... then the summary as ever" 'names 1000000' "$(cat "$BB_TMP/tty.out")"
+BB_PROGRESS_MS=10 bb load "$BIGL" >"$BB_TMP/pipe.out" 2>&1
+check_no_match "piped: no progress line" 'reading lists' "$(cat "$BB_TMP/pipe.out")"
 
 run bb unload --all
 check_rc "unload --all exits 0" 0
