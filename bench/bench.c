@@ -6,7 +6,8 @@
  * up and calls each part in turn: the address rows (bench_addr.c), the name rows
  * (bench_names.c), the load path (bench_load.c), the veth part's table (veth.c), live
  * add and delete and filter files (bench_live.c), the false-positive rate of each
- * check (bench_fpr.c), then the targets and the report (bench_report.c).
+ * check (bench_fpr.c), what hit events cost (bench_events.c), then the targets and
+ * the report (bench_report.c).
  * docs/BENCHMARKS.md explains every number.
  */
 #define _GNU_SOURCE
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
 		"             [--rounds N] [--cpu N] [--only PART,...]\n"
 		"                                  --only: addr, names, load (and veth), live,\n"
-		"                                  fpr; the targets of those parts alone\n"
+		"                                  fpr, events; the targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
@@ -62,6 +63,7 @@ static int parse_parts(const char *arg)
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
 		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
+		{ "events", PART_EVENTS },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -72,7 +74,8 @@ static int parse_parts(const char *arg)
 		for (i = 0; i < ARRAY_SIZE(parts) && strcmp(tok, parts[i].name); i++)
 			;
 		if (i == ARRAY_SIZE(parts)) {
-			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr)\n", tok);
+			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr, "
+				   "events)\n", tok);
 			return -1;
 		}
 		settings.parts |= parts[i].part;
@@ -200,6 +203,7 @@ static void set_mode(void)
 		settings.live_items = 10000;
 		settings.fpr_check_entries = 100000;
 		settings.fpr_check_queries = 200000;
+		settings.event_runs = 40000;
 		settings.rounds = settings.rounds ?: 3;
 	} else {
 		settings.sizes[0] = 10000;
@@ -217,6 +221,7 @@ static void set_mode(void)
 		settings.live_items = 100000;
 		settings.fpr_check_entries = 1000000;
 		settings.fpr_check_queries = 1000000;
+		settings.event_runs = 1000000;
 		settings.rounds = settings.rounds ?: 7;
 	}
 }
@@ -245,6 +250,7 @@ static int run_all(void)
 	static struct load_results load;
 	static struct live_results live;
 	static struct fpr_results fpr;
+	static struct event_results events;
 	static struct script_results script;
 	static struct table veth, targets;
 	const struct {
@@ -256,7 +262,7 @@ static int run_all(void)
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
 		{ &load.table, PART_LOAD }, { &veth, PART_LOAD },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
-		{ &fpr.table, PART_FPR }, { &targets, PART_ALL },
+		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS }, { &targets, PART_ALL },
 	};
 	struct table *tables[ARRAY_SIZE(all)];
 	unsigned int parts = settings.parts;
@@ -280,13 +286,16 @@ static int run_all(void)
 	}
 	if (!err && (parts & PART_FPR))
 		err = fpr_run(&fpr);
+	if (!err && (parts & PART_EVENTS))
+		err = events_run(&events);
 	if (err) {
 		bench_warn("stopped: %s\n", strerror(-err));
 		return 1;
 	}
 	report_targets(&targets, parts & PART_ADDR ? &addr : NULL,
 		       parts & PART_NAMES ? &names : NULL, parts & PART_LOAD ? &load : NULL,
-		       parts & PART_LIVE ? &live : NULL, parts & PART_FPR ? &fpr : NULL);
+		       parts & PART_LIVE ? &live : NULL, parts & PART_FPR ? &fpr : NULL,
+		       parts & PART_EVENTS ? &events : NULL);
 	for (i = 0; i < (int)ARRAY_SIZE(all); i++)
 		if (all[i].part & parts)
 			tables[n++] = all[i].t;

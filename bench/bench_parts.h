@@ -4,7 +4,7 @@
  * filters and test runs every part times with (bench_bpf.c), what scripts/bench.sh
  * measured (script_results.c), and per part its tables and the figures the targets are
  * judged on (struct addr_results, struct name_results, struct load_results, struct
- * live_results, struct fpr_results).
+ * live_results, struct fpr_results, struct event_results).
  */
 #ifndef BENCH_PARTS_H
 #define BENCH_PARTS_H
@@ -38,6 +38,7 @@ struct bench_settings {
 	__u32 live_keys, live_items;	/* the live rows' filter, and items per add or del */
 	__u32 fpr_check_entries;	/* the per-check FPR rows' lists */
 	__u32 fpr_check_queries;	/* ... and random non-members a row */
+	__u32 event_runs;		/* the events part's runs per sample (EV_CHUNK a test run) */
 	unsigned int parts;		/* --only: the parts to run (enum bench_part bits) */
 };
 
@@ -48,7 +49,8 @@ enum bench_part {
 	PART_LOAD = 1 << 2,	/* tables 5 and 6 (with scripts/bench.sh's results) */
 	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
 	PART_FPR = 1 << 4,	/* table 8 */
-	PART_ALL = (1 << 5) - 1,
+	PART_EVENTS = 1 << 5,	/* table 9 */
+	PART_ALL = (1 << 6) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
@@ -274,6 +276,40 @@ struct fpr_results {
 /* Each list at each --fp: its members, and random non-members of each check kind. */
 int fpr_run(struct fpr_results *res);
 
+/* ---- hit events (bench_events.c): table 9 ---- */
+
+/*
+ * A row against its reference (events on against off, the ring against parse+count),
+ * one outcome: medians in ns, the ratio and the difference round by round, then the
+ * median, and the range of the rounds' ratios.
+ */
+struct ev_cmp {
+	double ns, ref_ns;
+	double x, extra_ns;
+	double x_min, x_max;
+};
+
+struct event_results {
+	struct table table;
+	__u32 n;			/* the IPv4 list's size: the largest of settings.sizes */
+	/* events on (every event raised) against off: misses, then hits */
+	struct ev_cmp cold_miss, hot_miss, hot_hit, cold_hit;
+	/* every event refused by the limit; a flood at the default rate: against off */
+	struct ev_cmp hot_limited, cold_limited, hot_flood, cold_flood;
+	/* the ring alone against parse+count: reserve + submit, and the record written;
+	 * the clock read and the frame's copy of an event's path, alone */
+	struct ev_cmp ring, ring_written, ktime, ktime_coarse, capture;
+	__u64 all_hits, all_raised, all_not_raised;	/* the every-event rows' hit runs */
+	__u64 flood_hits, flood_raised;
+	double flood_wall_s;		/* the flood's samples, from each bucket's emptying */
+	double flood_rate;		/* events a second of them */
+	int checks_failed;		/* rows whose check is not ok */
+	double seconds;
+};
+
+/* The IPv4 filter without and with events, hot and cold, events off and on. */
+int events_run(struct event_results *res);
+
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
@@ -283,7 +319,8 @@ void veth_report(struct table *table, const struct script_results *script);
 /* The targets of the parts that ran (settings.parts); the others' are not judged. */
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
-		    const struct live_results *live, const struct fpr_results *fpr);
+		    const struct live_results *live, const struct fpr_results *fpr,
+		    const struct event_results *events);
 /* The header and every table as text on f. */
 void report_print(FILE *f, struct table *const *tables, int n);
 /* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */

@@ -18,6 +18,7 @@
 #define LIVE_CHANGE_S		1.0	/* an add or a del of 10^5 items into 10^7 keys */
 #define BBF_X_MEMCPY		2.0	/* a .bbf's open + copy: the copy and one read pass */
 #define BBF_X_REBUILD		0.1	/* ... and at least 10x faster than a rebuild */
+#define EVENT_NOISE_NS		5.0	/* two hot rows this close are within the noise */
 
 /* ---- the targets ---- */
 
@@ -272,9 +273,57 @@ static void fpr_target(struct table *t, const struct fpr_results *fpr)
 	       fpr->rows && fpr->passed == fpr->rows && !fpr->bad && fpr->found == fpr->members);
 }
 
+/*
+ * Hit events (table 9), hot hits judged on the paired extra ns over the same hit with
+ * events off. A miss: unchanged, as the allowlist's target rules it. A hit whose event
+ * is raised: at most what the ring's part of one event costs alone (a reserve, the
+ * 448-byte record stored, the submit: the written ring row), within the noise of two
+ * hot rows; every event raised, none lost. A hit past the limit (a flood at load's
+ * default rate): at most what the bucket's check needs, its clock read (alone: the
+ * clock row), within the same noise; and no more events than the rate lets through.
+ */
+static void event_targets(struct table *t, const struct event_results *ev)
+{
+	const struct ev_cmp *miss = &ev->cold_miss, *hit = &ev->hot_hit;
+	const struct ev_cmp *flood = &ev->hot_flood;
+	char m[BT_CELL], what[BT_CELL], lim[BT_CELL], nn[16];
+
+	pow10_name(ev->n, nn, sizeof(nn));
+	snprintf(what, sizeof(what), "cold IPv4 check at %s (miss) unchanged by hit events", nn);
+	snprintf(m, sizeof(m), "%.2fx (paired, rounds %.2f-%.2fx); %.0f vs %.0f ns; hot miss "
+		 "%.2fx (%+.0f ns)", miss->x, miss->x_min, miss->x_max, miss->ns, miss->ref_ns,
+		 ev->hot_miss.x, ev->hot_miss.extra_ns);
+	target(t, what, m, "0.95x-1.05x, or rounds on both sides of 1",
+	       fabs(miss->x - 1) <= ALLOW_NOISE || (miss->x_min <= 1 && miss->x_max >= 1));
+	snprintf(m, sizeof(m), "%+.0f ns (%.0f vs %.0f); ring %+.0f (unwritten %+.0f); cold "
+		 "%+.0f; raised %llu/%llu", hit->extra_ns, hit->ns, hit->ref_ns,
+		 ev->ring_written.extra_ns, ev->ring.extra_ns, ev->cold_hit.extra_ns,
+		 (unsigned long long)ev->all_raised, (unsigned long long)ev->all_hits);
+	snprintf(lim, sizeof(lim), "<= ring written + %.0f ns, all raised", EVENT_NOISE_NS);
+	target(t, "hot hit with its event: at most the ring's reserve/submit more", m, lim,
+	       hit->extra_ns <= ev->ring_written.extra_ns + EVENT_NOISE_NS &&
+	       ev->all_raised == ev->all_hits && !ev->all_not_raised);
+	snprintf(m, sizeof(m), "%+.0f ns, %.2fx (%.0f vs %.0f); refused %+.0f; clock %+.0f "
+		 "(coarse %+.0f), copy %+.0f; cold %+.0f; %.0f/s", flood->extra_ns, flood->x,
+		 flood->ns, flood->ref_ns, ev->hot_limited.extra_ns, ev->ktime.extra_ns,
+		 ev->ktime_coarse.extra_ns, ev->capture.extra_ns, ev->cold_flood.extra_ns,
+		 ev->flood_rate);
+	snprintf(lim, sizeof(lim), "<= clock read + %.0f ns, <= %u/s", EVENT_NOISE_NS,
+		 BB_EVENT_RATE_DEFAULT);
+	target(t, "hot hit flood at 1000/s a CPU: only the bucket's check past the limit", m,
+	       lim, flood->extra_ns <= ev->ktime.extra_ns + EVENT_NOISE_NS &&
+	       ev->flood_raised <= ev->flood_wall_s * BB_EVENT_RATE_DEFAULT + settings.rounds);
+	if (ev->checks_failed) {
+		snprintf(m, sizeof(m), "%d rows", ev->checks_failed);
+		target(t, "table 9's checks (verdicts, events raised and read, the rate)", m,
+		       "none", false);
+	}
+}
+
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
-		    const struct live_results *live, const struct fpr_results *fpr)
+		    const struct live_results *live, const struct fpr_results *fpr,
+		    const struct event_results *events)
 {
 	static const char *const target_cols[] = { "target", "measured", "limit", "verdict",
 						   NULL };
@@ -302,6 +351,8 @@ void report_targets(struct table *table, const struct addr_results *addr,
 	}
 	if (fpr)
 		fpr_target(table, fpr);
+	if (events)
+		event_targets(table, events);
 }
 
 /* ---- the header: the machine, the kernel, the run ---- */

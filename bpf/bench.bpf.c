@@ -335,3 +335,165 @@ int bench_fill(struct xdp_md *ctx)
 	bench_cfg.fill_errors += f.errors;
 	return XDP_PASS;
 }
+
+/*
+ * Hit events (bench/bench_events.c, table 9). Sections "?xdp": not loaded unless that
+ * part asks (bpf_program__set_autoload()), so the other parts' skeletons do not verify
+ * them. They use bloomblock.bpf.c's own `events` ring, `event_bucket` and scratch.
+ */
+#define BENCH_SADDR_OFF		(14 + 12)	/* udp_to_discard()'s frame: Ethernet, IPv4 */
+
+/*
+ * The cold regime through the entry program: the test packet's IPv4 source becomes
+ * the next address of the per-CPU counter (bench_next()); a rewrite of the frame
+ * the test run hands every run, so each run checks another address. No checksum is
+ * read on the way.
+ */
+static __always_inline struct bench_cpu *bench_next_src(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	__u8 a[16] __attribute__((aligned(8)));
+	struct bench_cpu *b;
+	__u32 v;
+
+	if (data + BENCH_SADDR_OFF + 4 > data_end)
+		return NULL;
+	b = bench_next(a);
+	if (!b)
+		return NULL;
+	v = *(__u32 *)a;
+	__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_SADDR_OFF, 4), &v, 4);
+	return b;
+}
+
+/* The reference of the cold entry rows: the derivation and the rewrite, no check. */
+SEC("?xdp")
+int bench_xdp_derive(struct xdp_md *ctx)
+{
+	return bench_next_src(ctx) ? XDP_PASS : XDP_ABORTED;
+}
+
+/*
+ * bloomblock_xdp's own body (the same inline bloomblock_core(), the same calls), on
+ * the rewritten packet; a drop counts as the counter's hit.
+ */
+SEC("?xdp")
+int bench_xdp_cold(struct xdp_md *ctx)
+{
+	struct bb_next next = { .svc = BB_SVC_NONE };
+	struct bench_cpu *b = bench_next_src(ctx);
+	void *data, *data_end;
+	int v;
+
+	if (!b)
+		return XDP_ABORTED;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
+	if (v == BB_TAIL)
+		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
+				   next.seq_flags);
+	if (v == BB_TAIL) {
+		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
+		v = tail_call_failed();
+	}
+	v = xdp_action(v);
+	if (v == XDP_DROP)
+		b->hits++;
+	return v;
+}
+
+/*
+ * The ring buffer alone, hot: parse+count, then what bb_event_raise() does with the
+ * ring for one event, a reserve of a struct bb_event and its submit (written: also
+ * every byte of it stored, as an event's fields and copies store them). XDP_DROP when
+ * submitted, XDP_PASS when the ring was full.
+ */
+static __always_inline int bench_ring(struct xdp_md *ctx, int write)
+{
+	struct bb_packet pkt;
+	struct bb_event *ev;
+
+	if (bench_parse_count(ctx, &pkt))
+		return XDP_PASS;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev)
+		return XDP_PASS;
+	if (write)
+		__builtin_memset(ev, 0, sizeof(*ev));
+	bpf_ringbuf_submit(ev, 0);
+	return XDP_DROP;
+}
+
+SEC("?xdp")
+int bench_ring_hot(struct xdp_md *ctx)
+{
+	return bench_ring(ctx, 0);
+}
+
+SEC("?xdp")
+int bench_ring_written_hot(struct xdp_md *ctx)
+{
+	return bench_ring(ctx, 1);
+}
+
+/*
+ * Two steps of what a hit pays with events on before the rate limit says no, alone
+ * after parse+count: the bucket's clock read (bb_event_raise()), and the copy of the
+ * frame's first bytes into the scratch (capture_packet(), from note_event()).
+ */
+__u64 bench_sink;	/* keeps a result live */
+
+SEC("?xdp")
+int bench_ktime_hot(struct xdp_md *ctx)
+{
+	struct bb_packet pkt;
+
+	if (bench_parse_count(ctx, &pkt))
+		return XDP_PASS;
+	bench_sink = bpf_ktime_get_ns();
+	return XDP_DROP;
+}
+
+/* For comparison: the coarse clock (the last tick's time), which the bucket does not read. */
+SEC("?xdp")
+int bench_ktime_coarse_hot(struct xdp_md *ctx)
+{
+	struct bb_packet pkt;
+
+	if (bench_parse_count(ctx, &pkt))
+		return XDP_PASS;
+	bench_sink = bpf_ktime_get_coarse_ns();
+	return XDP_DROP;
+}
+
+SEC("?xdp")
+int bench_capture_hot(struct xdp_md *ctx)
+{
+	struct bb_scratch *sc;
+	struct bb_packet pkt;
+	__u32 zero = 0;
+
+	if (bench_parse_count(ctx, &pkt))
+		return XDP_PASS;
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return XDP_PASS;
+	capture_packet(ctx, 1, sc);
+	return sc->ev_pkt_len ? XDP_DROP : XDP_PASS;
+}
+
+/* This CPU's event bucket emptied, as a flood leaves it: no credit, as of now. */
+SEC("?xdp")
+int bench_bucket_empty(struct xdp_md *ctx)
+{
+	struct bb_event_bucket *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&event_bucket, &zero);
+	if (!b)
+		return XDP_ABORTED;
+	b->last_ns = bpf_ktime_get_coarse_ns();	/* the bucket's own clock */
+	b->credit_ns = 0;
+	return XDP_PASS;
+}

@@ -302,34 +302,35 @@ struct {
 } event_bucket SEC(".maps");
 
 /*
- * Raise the event noted for a hit, when the live filter has events on and this CPU's
- * bucket has credit for one (else counted: events_limited), into the ring buffer
- * (full: events_lost). The packet's addresses and ports are the scratch's flow key,
- * its name the scratch's key buffer. A global function: verified once, on hits only.
+ * Whether the live filter has events on and this CPU's bucket has credit for one
+ * (taken; else counted: events_limited). Asked first, before the packet is copied,
+ * so a flood past the limit costs a hit this and no more; on the coarse clock
+ * (a few ns, where the fine one costs ~40 on a VM: the bucket refills in its ticks).
+ * A global function: verified once, on hits only.
  */
-__noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, __u32 hook)
+__noinline int bb_event_admit(void)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX;
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
-	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
 	struct bb_event_bucket *b = bpf_map_lookup_elem(&event_bucket, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
-	const struct bb_allow_header *ah;
 	const struct bb_header *hdr;
 	const struct bb_config *cfg;
-	struct bb_event *ev;
 	__u64 now, cost, cap;
 
-	if (!st || !sc || !b || !filter)
+	if (!st || !b || !filter)
 		return 0;
 	hdr = bpf_map_lookup_elem(filter, &zero);
 	cfg = bpf_map_lookup_elem(filter, &idx);
 	if (!hdr || !cfg || !(hdr->flags & BB_HDR_F_EVENTS) || !cfg->event_cost_ns)
 		return 0;
-	now = bpf_ktime_get_ns();
+	now = bpf_ktime_get_coarse_ns();
 	cost = cfg->event_cost_ns;
 	cap = cost * (cfg->event_burst ? cfg->event_burst : 1);
-	b->credit_ns = b->last_ns ? b->credit_ns + (now - b->last_ns) : cap;
+	if (!b->last_ns)
+		b->credit_ns = cap;	/* a full bucket to start */
+	else if (now > b->last_ns)
+		b->credit_ns += now - b->last_ns;
 	if (b->credit_ns > cap)
 		b->credit_ns = cap;
 	b->last_ns = now;
@@ -338,6 +339,30 @@ __noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, 
 		return 0;
 	}
 	b->credit_ns -= cost;
+	return 1;
+}
+
+/*
+ * Raise an admitted event (bb_event_admit()) into the ring buffer (full:
+ * events_lost). The packet's addresses and ports are the scratch's flow key, its
+ * name the scratch's key buffer, its first bytes the scratch's copy.
+ */
+__noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, __u32 hook)
+{
+	__u32 zero = 0, idx;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_allow_header *ah;
+	const struct bb_header *hdr;
+	struct bb_event *ev;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!st || !sc || !filter)
+		return 0;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	if (!hdr)
+		return 0;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		st->events_lost++;
@@ -396,21 +421,24 @@ static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratc
  * the mode, or allowed. The interface is read from the context only here: a context
  * field can cost loads, and a hit is rare.
  */
+static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt);
+
 static __always_inline void note_event(const struct bb_ctx *c, __u32 what, int allowed,
-				       __u32 key_len)
+				       __u32 key_len, const struct bb_packet *pkt)
 {
 	__u32 ifindex, v;
 
-	if (!c->pctx || !(c->hdr->flags & BB_HDR_F_EVENTS))
-		return;
+	if (!c->pctx || !c->sc || !(c->hdr->flags & BB_HDR_F_EVENTS) || !bb_event_admit())
+		return;		/* past the limit, a hit pays the bucket and no more */
 	v = allowed ? BB_EV_ALLOWED : c->hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED :
 	    BB_EV_FLAGGED;
 	if (c->xdp)
 		ifindex = ((struct xdp_md *)c->pctx)->ingress_ifindex;
 	else
 		ifindex = ((struct __sk_buff *)c->pctx)->ifindex;
-	if (c->sc)
-		capture_packet(c->pctx, c->xdp, c->sc);
+	if (pkt)
+		flow_key(&c->sc->flow, pkt);
+	capture_packet(c->pctx, c->xdp, c->sc);
 	bb_event_raise(what << 8 | v, key_len, ifindex, c->hook);
 }
 
@@ -805,7 +833,7 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 			allowed = bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
 		hit = !allowed;
 		note_event(c, svc == BB_SVC_DNS ? BB_EV_DNS : svc == BB_SVC_TLS ? BB_EV_SNI :
-			   BB_EV_HOST, allowed, 1 + c->sc->name_len);
+			   BB_EV_HOST, allowed, 1 + c->sc->name_len, NULL);
 	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
 		return BB_TAIL;
 	}
@@ -833,8 +861,7 @@ static __always_inline void addr_event(struct bb_ctx *c, const struct bb_packet 
 		c->sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c->sc)
 		return;
-	flow_key(&c->sc->flow, pkt);
-	note_event(c, what, allowed, 0);
+	note_event(c, what, allowed, 0, pkt);	/* the flow key once admitted */
 }
 
 /*
@@ -1017,12 +1044,14 @@ static __always_inline int url_core(void *pctx, int xdp)
 	}
 	hit = verdict(&c, hit);
 	if (c.sc->url_event) {
-		__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
-			((struct __sk_buff *)pctx)->ifindex;
+		if (bb_event_admit()) {
+			__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
+				((struct __sk_buff *)pctx)->ifindex;
 
-		capture_packet(pctx, xdp, c.sc);
-		bb_event_raise(c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len, ifindex,
-			       c.hook);
+			capture_packet(pctx, xdp, c.sc);
+			bb_event_raise(c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len,
+				       ifindex, c.hook);
+		}
 		c.sc->url_event = 0;
 	}
 	return hit;
