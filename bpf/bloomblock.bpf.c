@@ -814,9 +814,11 @@ static __always_inline int verdict(const struct bb_ctx *c, int hit)
 /*
  * Match the name a protocol's check left in the scratch buffer and count the hit
  * by protocol; an allowed name passes, its URLs too. BB_TAIL: an HTTP request whose
- * host is not listed, for the URL program.
+ * host is not listed, for the URL program. pkt: for a hit event's flow key, made only
+ * once the event is admitted (NULL: the scratch holds it already).
  */
-static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
+static __always_inline int match_found(const struct bb_ctx *c, __u32 svc,
+				       const struct bb_packet *pkt)
 {
 	int hit = bb_match_name(c, c->sc->name_len), allowed = 0;
 	__u32 id;
@@ -833,7 +835,7 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc)
 			allowed = bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
 		hit = !allowed;
 		note_event(c, svc == BB_SVC_DNS ? BB_EV_DNS : svc == BB_SVC_TLS ? BB_EV_SNI :
-			   BB_EV_HOST, allowed, 1 + c->sc->name_len, NULL);
+			   BB_EV_HOST, allowed, 1 + c->sc->name_len, pkt);
 	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
 		return BB_TAIL;
 	}
@@ -940,11 +942,8 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 		} else if (next->svc == BB_SVC_DNS) {
 			/* small enough to check here, with no call and no second look
 			 * at the filter */
-			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME) {
-				if (c.hdr->flags & BB_HDR_F_EVENTS)
-					flow_key(&c.sc->flow, &pkt);	/* the event's */
-				return match_found(&c, BB_SVC_DNS);
-			}
+			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
+				return match_found(&c, BB_SVC_DNS, &pkt);
 		} else if (next->svc != BB_SVC_NONE) {
 			next->payload_off = pkt.payload - data;
 			next->payload_len = pkt.payload_len;
@@ -1003,7 +1002,7 @@ static __always_inline int service_core(void *data, void *data_end, int svc, __u
 	else
 		found = check_http(&c, &pkt, data_end);
 	if (found == BB_FOUND_NAME)
-		return match_found(&c, svc);
+		return match_found(&c, svc, NULL);	/* the flow key is core's */
 	return verdict(&c, found == BB_FOUND_DROP);
 }
 
