@@ -375,7 +375,7 @@ int bb_image_attribute(const struct bb_block *image, const struct bb_index_view 
  * the counting shadow, a 4-bit count a bit of the blocks. bb_live_add() and
  * bb_live_del() stage, bb_live_commit() changes the map and writes index and shadow.
  */
-#define BB_LIVE_SOURCE	"(added live)"	/* the index's source of bloomblock add */
+#define BB_LIVE_SOURCE	"bloomblock add"	/* the index's source of what add added */
 
 struct bb_live {
 	struct bb_block *image;

@@ -114,7 +114,7 @@ check_rc "add 198.51.100.3 exits 0" 0
 check_eq "add says added" "$out" "198.51.100.3: added"
 expect_blocked "add: 198.51.100.3 is dropped at once" 198.51.100.3 $V4
 check_eq "add: check says it was added live" "$(bb check 198.51.100.3)" \
-	"198.51.100.3: listed ((added live))"
+	"198.51.100.3: listed (bloomblock add)"
 run bb add 198.51.100.2
 check_eq "add of a listed item: listed already, exit 0" "$rc:$out" "0:198.51.100.2: listed already"
 run bb del 198.51.100.3
