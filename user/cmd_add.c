@@ -136,6 +136,11 @@ static void one_item(struct run *r, const char *item)
 	one_entry(r, item, &e);
 }
 
+static void stdin_item(void *ctx, const char *item)
+{
+	one_item(ctx, item);
+}
+
 static int one_file(struct run *r, const char *path)
 {
 	struct bb_list_opts lo = { .report = stderr };
@@ -249,24 +254,11 @@ static int run_items(int argc, char **argv, bool add)
 			pr_err("%s: not read, nothing of it %s\n", files[i], add ? "added" : "deleted");
 	}
 	for (i = 1; i < argc; i++) {
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t len;
-
-		r.quiet = n_files > 0;
-		if (strcmp(argv[i], "-")) {
+		r.quiet = n_files > 0 || !strcmp(argv[i], "-");
+		if (strcmp(argv[i], "-"))
 			one_item(&r, argv[i]);
-			continue;
-		}
-		r.quiet = true;
-		while ((len = getline(&line, &cap, stdin)) > 0) {
-			while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-				       line[len - 1] == ' ' || line[len - 1] == '\t'))
-				line[--len] = 0;
-			if (len && line[0] != '#')
-				one_item(&r, line);
-		}
-		free(line);
+		else
+			bb_stdin_items(stdin_item, &r);
 	}
 	if (!max_fp)
 		max_fp = 2 * (r.live.meta.fp > 0 ? r.live.meta.fp : BB_FPR_DEFAULT);

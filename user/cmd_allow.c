@@ -257,6 +257,11 @@ static void one(struct run *r, const char *item)
 	}
 }
 
+static void stdin_item(void *ctx, const char *item)
+{
+	one(ctx, item);
+}
+
 static int list_kept(void)
 {
 	struct kept k = { 0 };
@@ -339,22 +344,10 @@ static int run_items(int argc, char **argv, bool allow)
 	if (bb_opts.json)
 		r.results = json_array();
 	for (i = 1; i < argc; i++) {
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t len;
-
-		if (strcmp(argv[i], "-")) {
+		if (strcmp(argv[i], "-"))
 			one(&r, argv[i]);
-			continue;
-		}
-		while ((len = getline(&line, &cap, stdin)) > 0) {
-			while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-				       line[len - 1] == ' ' || line[len - 1] == '\t'))
-				line[--len] = 0;
-			if (len && line[0] != '#')
-				one(&r, line);
-		}
-		free(line);
+		else
+			bb_stdin_items(stdin_item, &r);
 	}
 	if (r.kept.changed) {
 		err = kept_write(&r.kept);

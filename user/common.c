@@ -216,3 +216,19 @@ json_t *bb_checks_json(const unsigned int *probes, const double *fpr)
 		json_object_set_new(o, bb_check_name(c), probes[c] ? json_real(fpr[c]) : json_null());
 	return o;
 }
+
+void bb_stdin_items(void (*fn)(void *ctx, const char *item), void *ctx)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, stdin)) > 0) {
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+			       line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = 0;
+		if (len && line[0] != '#')
+			fn(ctx, line);
+	}
+	free(line);
+}

@@ -34,6 +34,11 @@ void bb_json_error_flush(void);
 
 /* Checks with a message saying what to do. Return 0 or -errno. */
 int bb_require_root(void);
+/*
+ * Each line of stdin as an item: trailing blanks and line ends cut, empty lines and
+ * "#" comments skipped (what allow and add read from "-").
+ */
+void bb_stdin_items(void (*fn)(void *ctx, const char *item), void *ctx);
 /* The capabilities that loading programs and attaching them take (root may lack them). */
 int bb_require_bpf_caps(void);
 int bb_require_bpffs(const char *pin_dir);
