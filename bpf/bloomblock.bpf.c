@@ -111,6 +111,11 @@ struct bb_scratch {
 	__u32 url_event;	/* the URL program's event to raise (bb_event_raise()) */
 	__u8 ev_pkt[BB_EVENT_PKT_MAX];	/* a hit's packet, its first bytes: the event's */
 	__u32 ev_pkt_len, ev_wire_len;
+	/* off the stack of the functions a hit calls, the third and fourth frames of a
+	 * call chain that has 512 bytes for all */
+	struct bb_confirm_key ckey;	/* bb_confirm()'s */
+	struct bb_confirm_val cmark;
+	__u8 allow_addr[16];		/* bb_allow_pass()'s */
 };
 
 struct {
@@ -248,20 +253,22 @@ enum bb_allow_what {
  */
 __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 {
-	struct bb_ctx c = {}, al;
+	const struct bb_allow_header *ah;
+	struct bb_ctx c = {};
 	__u32 zero = 0, idx;
-	__u8 addr[16];
+	__u8 *addr;
 	int hit = 1, ok;
 
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc || !open_filter(&c))
 		return 1;	/* unloaded meanwhile: what no filter does, pass */
+	addr = c.sc->allow_addr;
 	bb_store64(addr, a);
 	bb_store64(addr + 8, b);
 	idx = BB_FIRST_BLOCK + c.hdr->nblocks;
-	al.ah = bpf_map_lookup_elem(c.filter, &idx);
-	if (!al.ah || al.ah->map_id != map_id) {
+	ah = bpf_map_lookup_elem(c.filter, &idx);
+	if (!ah || ah->map_id != map_id) {
 		/* another filter now: the hit is its to say */
 		if (what == BB_ALLOW_NAME)
 			hit = bb_match_name(&c, c.sc->name_len);
@@ -272,12 +279,13 @@ __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 		if (!hit)
 			return 1;
 	}
+	/* c becomes its own allowlist context: one context on the stack, not two */
 	if (what == BB_ALLOW_NAME)
-		ok = allow_open(&c, &al, BB_HDR_F_NAMES) && bb_match_name(&al, c.sc->name_len);
+		ok = allow_open(&c, &c, BB_HDR_F_NAMES) && bb_match_name(&c, c.sc->name_len);
 	else if (what == BB_ALLOW_IP4)
-		ok = allow_open(&c, &al, 0) && bb_allow_ip4(&al, al.ah, addr);
+		ok = allow_open(&c, &c, 0) && bb_allow_ip4(&c, c.ah, addr);
 	else
-		ok = allow_open(&c, &al, 0) && bb_allow_ip6(&al, al.ah, addr);
+		ok = allow_open(&c, &c, 0) && bb_allow_ip6(&c, c.ah, addr);
 	if (ok)
 		c.st->allowed++;
 	return ok;
@@ -392,6 +400,151 @@ __noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, 
 	return 1;
 }
 
+/* Confirm mode (include/bloomblock.h): the requests, the answers, the daemon's beat. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* about 3400 requests */
+} confirm_ring SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BB_CONFIRM_ENTRIES);
+	__type(key, struct bb_confirm_key);
+	__type(value, struct bb_confirm_val);
+} confirmed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BB_CONFIRM_ENTRIES);
+	__type(key, struct bb_confirm_key);
+	__type(value, struct bb_confirm_val);
+} unlisted SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_confirm_daemon);
+} confirm_daemon SEC(".maps");
+
+/* What bb_confirm() decided of a hit. */
+enum bb_confirm_result {
+	BB_CONFIRM_R_DROP = 1,	/* confirmed listed; or no daemon, and --daemon-down drop */
+	BB_CONFIRM_R_PASS,	/* confirmed on no list: a false positive, no event */
+	BB_CONFIRM_R_WAIT,	/* passed, not confirmed yet: an "unconfirmed" event */
+};
+
+static __always_inline int confirm_fresh(const struct bb_confirm_val *v,
+					 const struct bb_header *hdr, const struct bb_config *cfg)
+{
+	return v->generation == hdr->generation && v->epoch == cfg->confirm_epoch;
+}
+
+/*
+ * Confirm mode: what becomes of a hit the allowlist did not pass. what_family: enum
+ * bb_event_what, the address family above it; an address in a (IPv4: its 4 bytes) and
+ * b, a name's or URL's key (key_len bytes, as an event's) in the scratch key buffer.
+ * A global function, verified once, asked on hits only: a miss costs nothing more.
+ */
+__noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
+{
+	__u32 zero = 0, idx = BB_CONFIG_INDEX, what = what_family & 0xff, len;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_confirm_daemon *d;
+	const struct bb_header *hdr;
+	const struct bb_config *cfg;
+	struct bb_confirm_val *v, *mark;
+	struct bb_confirm_key *k;
+	struct bb_confirm_req *req;
+	__u64 now;
+	int pending = 0;
+
+	if (!st || !sc || !filter)
+		return BB_CONFIRM_R_WAIT;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	cfg = bpf_map_lookup_elem(filter, &idx);
+	if (!hdr || !cfg)
+		return BB_CONFIRM_R_WAIT;
+	k = &sc->ckey;
+	mark = &sc->cmark;
+	__builtin_memset(k, 0, sizeof(*k));
+	if (what == BB_EV_SRC || what == BB_EV_DST) {
+		k->kind = (what_family >> 8) == 4 ? BB_CONFIRM_IP4 : BB_CONFIRM_IP6;
+		bb_store64(k->data, a);
+		bb_store64(k->data + 8, b);
+		key_len = 0;
+	} else {
+		k->kind = what == BB_EV_URL ? BB_CONFIRM_URL : BB_CONFIRM_NAME;
+		len = key_len > 1 ? key_len - 1 : 0;
+		if (len > BB_KEY_MAX - 1)
+			len = BB_KEY_MAX - 1;
+		bb_store64(k->data, bb_xxh64(sc->key + 1, len, hdr->seed ^ k->kind));
+	}
+	v = bpf_map_lookup_elem(&confirmed, k);
+	if (v && confirm_fresh(v, hdr, cfg)) {
+		__sync_fetch_and_add(&v->hits, 1);
+		return BB_CONFIRM_R_DROP;
+	}
+	now = bpf_ktime_get_coarse_ns();
+	v = bpf_map_lookup_elem(&unlisted, k);
+	if (v && confirm_fresh(v, hdr, cfg)) {
+		if (v->state == BB_CONFIRM_UNLISTED) {
+			st->unlisted++;
+			return BB_CONFIRM_R_PASS;
+		}
+		pending = now - v->time_ns < BB_CONFIRM_RETRY_NS;
+	}
+	d = bpf_map_lookup_elem(&confirm_daemon, &zero);
+	if (!d || !d->alive_ns || now > d->alive_ns + BB_CONFIRM_ALIVE_NS) {
+		st->daemon_down++;
+		if (hdr->flags & BB_HDR_F_DOWN_DROP)
+			return BB_CONFIRM_R_DROP;
+		st->unconfirmed++;
+		return BB_CONFIRM_R_WAIT;
+	}
+	st->unconfirmed++;
+	if (pending)
+		return BB_CONFIRM_R_WAIT;	/* asked already: the answer is on its way */
+	__builtin_memset(mark, 0, sizeof(*mark));
+	mark->generation = hdr->generation;
+	mark->epoch = cfg->confirm_epoch;
+	mark->state = BB_CONFIRM_PENDING;
+	mark->time_ns = now;
+	bpf_map_update_elem(&unlisted, k, mark, BPF_ANY);
+	req = bpf_ringbuf_reserve(&confirm_ring, sizeof(*req), 0);
+	if (!req) {
+		st->confirm_lost++;
+		return BB_CONFIRM_R_WAIT;
+	}
+	req->time_ns = bpf_ktime_get_ns();
+	req->generation = hdr->generation;
+	req->epoch = cfg->confirm_epoch;
+	req->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
+	req->what = (__u8)what;
+	req->family = (__u8)(what_family >> 8);
+	__builtin_memcpy(&req->ckey, k, sizeof(*k));
+	__builtin_memcpy(req->key, sc->key, BB_EVENT_KEY_MAX);
+	bpf_ringbuf_submit(req, 0);
+	st->confirm_requests++;
+	return BB_CONFIRM_R_WAIT;
+}
+
+#define BB_DECIDE_FP	(1 << 16)	/* hit_decide(): a confirmed false positive */
+
+/* The verdict a hit's event tells: 0, none (a confirmed false positive). */
+static __always_inline __u32 event_verdict(const struct bb_header *hdr, int allowed, int conf)
+{
+	if (allowed)
+		return BB_EV_ALLOWED;
+	if (conf == BB_CONFIRM_R_WAIT)
+		return BB_EV_UNCONFIRMED;
+	if (conf == BB_CONFIRM_R_PASS)
+		return 0;
+	return hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED : BB_EV_FLAGGED;
+}
+
 /* The packet's first bytes into the scratch, for the event (pcap files of drops). */
 static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratch *sc)
 {
@@ -416,58 +569,129 @@ static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratc
 	sc->ev_pkt_len = len;
 }
 
+#define BB_DECIDE_FP	(1 << 16)	/* bb_hit_decide(): a confirmed false positive */
+
 /*
- * A hit's event (bb_event_raise()), when the filter has events on: its verdict by
- * the mode, or allowed. The interface is read from the context only here: a context
- * field can cost loads, and a hit is rare.
+ * After a Bloom hit: counted, and whether it stands. The allowlist is asked
+ * (bb_allow_pass()), then in confirm mode the daemon's answers (bb_confirm()).
+ * Arguments as bb_confirm()'s. Returns bit 0 set when the hit stands (dropped or
+ * flagged by the mode), the event's verdict in bits 8..15 (event_verdict(); 0: none),
+ * and BB_DECIDE_FP for a confirmed false positive.
  */
+static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
+{
+	__u32 zero = 0, idx, what = what_family & 0xff, allow_what;
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_allow_header *ah;
+	const struct bb_header *hdr;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	int allowed = 0, conf = 0, hit;
+
+	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
+	if (!hdr || !st)
+		return 0;	/* unloaded meanwhile: what no filter does, pass */
+	if (what == BB_EV_SRC && (what_family >> 8) == 4)
+		st->ip4_hits++;
+	else if (what == BB_EV_SRC)
+		st->ip6_hits++;
+	else if (what == BB_EV_DST)
+		st->ip_dst_hits++;
+	else if (what == BB_EV_DNS)
+		st->dns_hits++;
+	else if (what == BB_EV_SNI)
+		st->tls_hits++;
+	else
+		st->http_hits++;
+	if (what == BB_EV_SRC || what == BB_EV_DST)
+		allow_what = (what_family >> 8) == 4 ? BB_ALLOW_IP4 : BB_ALLOW_IP6;
+	else
+		allow_what = BB_ALLOW_NAME;
+	idx = BB_FIRST_BLOCK + hdr->nblocks;
+	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
+	if (ah && ah->items)
+		allowed = bb_allow_pass(allow_what, a, b, ah->map_id);
+	if (!allowed && (hdr->flags & BB_HDR_F_CONFIRM))
+		conf = bb_confirm(what_family, a, b, key_len);
+	hit = !allowed && (!conf || conf == BB_CONFIRM_R_DROP);
+	return hit | event_verdict(hdr, allowed, conf) << 8 |
+	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0);
+}
+
+/*
+ * A hit, decided (hit_decide()) and its event raised (bb_event_raise()) when the
+ * filter has events on and the bucket has credit. The packet's addresses and ports
+ * are the scratch's flow key (the caller's to make), its name the scratch's key. A
+ * global function per hook family, one call a hit, the context its first argument:
+ * the decisions and the event inline at every hit site take the entry programs past
+ * the verifier's budget, and a context's fields (the interface) can cost loads.
+ * Returns hit_decide()'s word.
+ */
+static __always_inline int hit_core(void *pctx, int xdp, __u32 what_family, __u64 a, __u64 b,
+				    __u32 key_len)
+{
+	__u32 zero = 0, v, ifindex, hook = (what_family >> 16) & 0xff;
+	struct bb_scratch *sc;
+	void *filter;
+	const struct bb_header *hdr;
+	int r = hit_decide(what_family & 0xffff, a, b, key_len);
+
+	v = (r >> 8) & 0xff;
+	if (!v)
+		return r;
+	filter = bpf_map_lookup_elem(&filters, &zero);
+	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
+	if (!hdr || !(hdr->flags & BB_HDR_F_EVENTS) || !bb_event_admit())
+		return r;	/* past the limit, a hit pays the bucket and no more */
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return r;
+	if (xdp)
+		ifindex = ((struct xdp_md *)pctx)->ingress_ifindex;
+	else
+		ifindex = ((struct __sk_buff *)pctx)->ifindex;
+	capture_packet(pctx, xdp, sc);
+	bb_event_raise((what_family & 0xff) << 8 | v, key_len, ifindex, hook);
+	return r;
+}
+
+__noinline int bb_hit_xdp(struct xdp_md *ctx, __u32 what_family, __u64 a, __u64 b, __u32 key_len)
+{
+	return hit_core(ctx, 1, what_family | BB_EV_XDP << 16, a, b, key_len);
+}
+
+/* The hook (enum bb_event_hook) rides in what_family's third byte. */
+__noinline int bb_hit_tc(struct __sk_buff *skb, __u32 what_family, __u64 a, __u64 b, __u32 key_len)
+{
+	return hit_core(skb, 0, what_family, a, b, key_len);
+}
+
+/* A hit of c's packet: bb_hit_xdp() or bb_hit_tc(). */
+static __always_inline int hit_call(const struct bb_ctx *c, __u32 what_family, __u64 a, __u64 b,
+				    __u32 key_len)
+{
+	if (c->xdp)
+		return bb_hit_xdp(c->pctx, what_family, a, b, key_len);
+	return bb_hit_tc(c->pctx, what_family | c->hook << 16, a, b, key_len);
+}
+
 static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt);
 
-static __always_inline void note_event(const struct bb_ctx *c, __u32 what, int allowed,
-				       __u32 key_len, const struct bb_packet *pkt)
+/*
+ * After an address's hit: the flow key for its event (an address hit has no ports:
+ * they are 0 in pkt, not read yet), then hit_call().
+ */
+static __always_inline int addr_hit(struct bb_ctx *c, const struct bb_packet *pkt,
+				    const __u8 *addr, __u32 what)
 {
-	__u32 ifindex, v;
+	__u32 zero = 0;
 
-	if (!c->pctx || !c->sc || !(c->hdr->flags & BB_HDR_F_EVENTS) || !bb_event_admit())
-		return;		/* past the limit, a hit pays the bucket and no more */
-	v = allowed ? BB_EV_ALLOWED : c->hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED :
-	    BB_EV_FLAGGED;
-	if (c->xdp)
-		ifindex = ((struct xdp_md *)c->pctx)->ingress_ifindex;
-	else
-		ifindex = ((struct __sk_buff *)c->pctx)->ifindex;
-	if (pkt)
+	if (!c->sc)
+		c->sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (c->sc && (c->hdr->flags & BB_HDR_F_EVENTS))
 		flow_key(&c->sc->flow, pkt);
-	capture_packet(c->pctx, c->xdp, c->sc);
-	bb_event_raise(what << 8 | v, key_len, ifindex, c->hook);
-}
-
-/* The map id of c's allowlist, when it holds anything: whether a hit needs asking. */
-static __always_inline int allow_wanted(const struct bb_ctx *c, __u32 *map_id)
-{
-	__u32 idx = BB_FIRST_BLOCK + c->hdr->nblocks;
-	const struct bb_allow_header *ah;
-
-	if (!c->hdr->allow_blocks)
-		return 0;
-	ah = bpf_map_lookup_elem(c->filter, &idx);
-	if (!ah || !ah->items)
-		return 0;
-	*map_id = ah->map_id;
-	return 1;
-}
-
-/* After an address's hit: the allowlist's word on it (bb_allow_pass()). */
-static __always_inline int addr_allowed(const struct bb_ctx *c, const struct bb_packet *pkt,
-					const __u8 *addr)
-{
-	__u32 id;
-
-	if (!allow_wanted(c, &id))
-		return 0;
 	if (pkt->l3_proto == ETH_P_IP)
-		return bb_allow_pass(BB_ALLOW_IP4, bb_load32(addr), 0, id);
-	return bb_allow_pass(BB_ALLOW_IP6, bb_load64(addr), bb_load64(addr + 8), id);
+		return hit_call(c, what | 4 << 8, bb_load32(addr), 0, 0);
+	return hit_call(c, what | 6 << 8, bb_load64(addr), bb_load64(addr + 8), 0);
 }
 
 static __always_inline int match_addr(const struct bb_ctx *c, const struct bb_packet *pkt,
@@ -796,6 +1020,7 @@ enum bb_verdict {
 	BB_DROP,
 	BB_FLAG,	/* pass, and mark at tc */
 	BB_TAIL,	/* go on: bb_service_*() for next->svc, or the URL program */
+	BB_NAME_HIT,	/* a TLS or HTTP name hit: bb_name_*() decides it */
 };
 
 /* Count and turn a hit into a verdict by the filter's mode. */
@@ -812,33 +1037,17 @@ static __always_inline int verdict(const struct bb_ctx *c, int hit)
 }
 
 /*
- * Match the name a protocol's check left in the scratch buffer and count the hit
- * by protocol; an allowed name passes, its URLs too. BB_TAIL: an HTTP request whose
- * host is not listed, for the URL program. pkt: for a hit event's flow key, made only
- * once the event is admitted (NULL: the scratch holds it already).
+ * What becomes of a name that was matched: r, hit_call()'s word (0: no hit). BB_TAIL:
+ * an HTTP request whose host is not listed, or is a false positive, for the URL
+ * program; an allowed host passes with its URLs.
  */
-static __always_inline int match_found(const struct bb_ctx *c, __u32 svc,
-				       const struct bb_packet *pkt)
+static __always_inline int name_decided(const struct bb_ctx *c, __u32 svc, int r)
 {
-	int hit = bb_match_name(c, c->sc->name_len), allowed = 0;
-	__u32 id;
+	int hit = r & 1;
 
-	if (hit) {
-		if (svc == BB_SVC_DNS)
-			c->st->dns_hits++;
-		else if (svc == BB_SVC_TLS)
-			c->st->tls_hits++;
-		else
-			c->st->http_hits++;
-		/* an allowed name passes, and its URLs */
-		if (allow_wanted(c, &id))
-			allowed = bb_allow_pass(BB_ALLOW_NAME, 0, 0, id);
-		hit = !allowed;
-		note_event(c, svc == BB_SVC_DNS ? BB_EV_DNS : svc == BB_SVC_TLS ? BB_EV_SNI :
-			   BB_EV_HOST, allowed, 1 + c->sc->name_len, pkt);
-	} else if (svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS)) {
+	/* one way out to the URL program: each costs the verifier a walk of what follows */
+	if ((!r || (r & BB_DECIDE_FP)) && svc == BB_SVC_HTTP && (c->hdr->flags & BB_HDR_F_URLS))
 		return BB_TAIL;
-	}
 	if (svc == BB_SVC_TLS && c->sc->flow_kept) {
 		struct bb_tls_walk *w = bpf_map_lookup_elem(&flows, &c->sc->flow);
 
@@ -851,19 +1060,59 @@ static __always_inline int match_found(const struct bb_ctx *c, __u32 svc,
 	return verdict(c, hit);
 }
 
-/* An address hit's event: the packet's addresses and ports, for bb_event_raise(). */
-static __always_inline void addr_event(struct bb_ctx *c, const struct bb_packet *pkt,
-				       __u32 what, int allowed)
+/*
+ * Match the name a protocol's check left in the scratch buffer. A DNS query's hit
+ * (pkt: its flow key for the event) is decided here; a ClientHello's or a request's
+ * is BB_NAME_HIT, decided by bb_name_xdp() or bb_name_tc(), which the entry program
+ * calls: from bb_service_*(), the calls a hit makes would take the call chain past
+ * its 512 bytes of stack.
+ */
+static __always_inline int match_found(const struct bb_ctx *c, __u32 svc,
+				       const struct bb_packet *pkt)
 {
-	__u32 zero = 0;
+	int r = 0;
 
-	if (!(c->hdr->flags & BB_HDR_F_EVENTS))
-		return;
-	if (!c->sc)
-		c->sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!c->sc)
-		return;
-	note_event(c, what, allowed, 0, pkt);	/* the flow key once admitted */
+	if (bb_match_name(c, c->sc->name_len)) {
+		if (!pkt)
+			return BB_NAME_HIT;
+		if (c->hdr->flags & BB_HDR_F_EVENTS)
+			flow_key(&c->sc->flow, pkt);
+		/* DNS, SNI, Host: their events' kinds in the order of the services */
+		r = hit_call(c, BB_EV_DNS + svc, 0, 0, 1 + c->sc->name_len);
+	}
+	return name_decided(c, svc, r);
+}
+
+/* A ClientHello's or a request's name hit (BB_NAME_HIT), in the scratch: decided. */
+static __always_inline int name_core(void *pctx, int xdp, __u32 svc, __u32 hook)
+{
+	struct bb_ctx c = {};
+	__u32 zero = 0;
+	int r;
+
+	c.pctx = pctx;
+	c.xdp = xdp;
+	c.hook = hook;
+	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c.st || !c.sc)
+		return BB_PASS;
+	if (!open_filter(&c))
+		return verdict(&c, 0);
+	svc = svc == BB_SVC_TLS ? BB_SVC_TLS : BB_SVC_HTTP;
+	r = hit_core(pctx, xdp, (BB_EV_DNS + svc) | hook << 16, 0, 0, 1 + c.sc->name_len);
+	return name_decided(&c, svc, r);
+}
+
+__noinline int bb_name_xdp(struct xdp_md *ctx, __u32 svc)
+{
+	return name_core(ctx, 1, svc, BB_EV_XDP);
+}
+
+/* The hook (enum bb_event_hook) rides in svc's second byte. */
+__noinline int bb_name_tc(struct __sk_buff *skb, __u32 svc)
+{
+	return name_core(skb, 0, svc & 0xff, (svc >> 8) & 0xff);
 }
 
 /*
@@ -917,21 +1166,15 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 	if (dir == BB_INGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH)) {
 		hit = match_addr(&c, &pkt, pkt.saddr);
 		if (hit) {
-			if (pkt.l3_proto == ETH_P_IP)
-				c.st->ip4_hits++;
-			else
-				c.st->ip6_hits++;
-			/* an allowed address is as if unlisted: the other checks go on */
-			hit = !addr_allowed(&c, &pkt, pkt.saddr);
-			addr_event(&c, &pkt, BB_EV_SRC, !hit);
+			/* an allowed address is as if unlisted: the other checks go on; so
+			 * is a confirmed false positive */
+			hit = addr_hit(&c, &pkt, pkt.saddr, BB_EV_SRC) & 1;
 		}
 	}
 	if (!hit && (dir == BB_EGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH))) {
 		hit = match_addr(&c, &pkt, pkt.daddr);
 		if (hit) {
-			c.st->ip_dst_hits++;
-			hit = !addr_allowed(&c, &pkt, pkt.daddr);
-			addr_event(&c, &pkt, BB_EV_DST, !hit);
+			hit = addr_hit(&c, &pkt, pkt.daddr, BB_EV_DST) & 1;
 		}
 	}
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES)) {
@@ -1014,7 +1257,7 @@ static __always_inline int url_core(void *pctx, int xdp)
 {
 	struct bb_ctx c = {}, a;
 	__u32 zero = 0;
-	int hit, allowed = 0;
+	int hit, allowed = 0, conf = 0;
 
 	c.pctx = pctx;
 	c.xdp = xdp;
@@ -1035,15 +1278,18 @@ static __always_inline int url_core(void *pctx, int xdp)
 			hit = 0;
 			allowed = 1;
 		}
+		if (!allowed && (c.hdr->flags & BB_HDR_F_CONFIRM)) {
+			conf = bb_confirm(BB_EV_URL, 0, 0, 1 + c.sc->name_len + c.sc->path_len);
+			hit = conf == BB_CONFIRM_R_DROP;
+		}
 		/* raised after the verdict, from the scratch: a call here, after the
 		 * enumerations, would take the program past the verifier's budget */
 		if (c.hdr->flags & BB_HDR_F_EVENTS)
-			c.sc->url_event = BB_EV_URL << 8 | (allowed ? BB_EV_ALLOWED :
-				c.hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED : BB_EV_FLAGGED);
+			c.sc->url_event = BB_EV_URL << 8 | event_verdict(c.hdr, allowed, conf);
 	}
 	hit = verdict(&c, hit);
 	if (c.sc->url_event) {
-		if (bb_event_admit()) {
+		if ((c.sc->url_event & 0xff) && bb_event_admit()) {
 			__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
 				((struct __sk_buff *)pctx)->ifindex;
 
@@ -1115,6 +1361,8 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	if (v == BB_TAIL)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
 				   next.seq_flags);
+	if (v == BB_NAME_HIT)
+		v = bb_name_xdp(ctx, next.svc);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
 		v = tail_call_failed();
@@ -1180,6 +1428,8 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 	if (v == BB_TAIL)
 		v = bb_service_tc(skb, next.svc | (int)(hook << 8), next.payload_off,
 				  next.payload_len, next.seq_flags);
+	if (v == BB_NAME_HIT)
+		v = bb_name_tc(skb, next.svc | hook << 8);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
 		v = tail_call_failed();

@@ -30,7 +30,7 @@
  * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		6
+#define BB_ABI_VERSION		7
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -60,6 +60,8 @@ enum bb_header_flags {
 	BB_HDR_F_BLOCK_QUIC	= 1U << 6,	/* drop QUIC Initials: clients fall back to TCP */
 	BB_HDR_F_SERVICES	= 1U << 7,	/* element 1 holds ports: screen DNS, TLS, HTTP */
 	BB_HDR_F_EVENTS		= 1U << 8,	/* raise hit events (bb_config's rate) */
+	BB_HDR_F_CONFIRM	= 1U << 9,	/* drop a hit once `bloomblock run` confirmed it */
+	BB_HDR_F_DOWN_DROP	= 1U << 10,	/* confirm mode, no daemon: drop hits unconfirmed */
 };
 
 #define BB_MAX_PORTS		4	/* per service */
@@ -78,7 +80,10 @@ struct bb_config {
 	 * event_cost_ns of credit, which grows with time up to event_burst events' */
 	__u32 event_cost_ns;	/* 10^9 / events a second a CPU; 0: none */
 	__u32 event_burst;
-	__u32 pad[5];
+	/* confirm mode: bumped by every live change of what the filter holds (add,
+	 * del), so that what was confirmed before is asked again */
+	__u32 confirm_epoch;
+	__u32 pad[4];
 };
 
 /* Element 0. Every field a lookup needs, in one cache line. */
@@ -190,7 +195,7 @@ struct bb_key_ip6 {
 	X(lookups,	"Bloom filter blocks read")				\
 	X(ip4_hits,	"IPv4 source listed (maybe)")				\
 	X(ip6_hits,	"IPv6 source listed (maybe)")				\
-	X(dropped,	"hits dropped (drop mode)")				\
+	X(dropped,	"hits dropped (drop mode; confirm mode: confirmed)")				\
 	X(flagged,	"hits passed and counted (flag mode)")			\
 	X(passed,	"packets not dropped")					\
 	X(dns_queries,	"DNS queries seen (to a DNS port, QR=0)")		\
@@ -212,7 +217,12 @@ struct bb_key_ip6 {
 	X(allowed,	"hits passed: the allowlist holds the item")		\
 	X(events,	"hit events raised into the ring buffer")		\
 	X(events_limited, "hit events not raised: over the rate limit")	\
-	X(events_lost,	"hit events lost: the ring buffer was full")
+	X(events_lost,	"hit events lost: the ring buffer was full")		\
+	X(confirm_requests, "hits sent to bloomblock run to confirm (confirm mode)") \
+	X(confirm_lost,	"confirmations not asked: their ring was full")	\
+	X(unconfirmed,	"hits passed: not confirmed yet (confirm mode)")	\
+	X(unlisted,	"hits passed: confirmed on no list, a false positive")	\
+	X(daemon_down,	"hits while bloomblock run was not running (confirm mode)")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -243,6 +253,7 @@ enum bb_event_verdict {
 	BB_EV_DROPPED = 1,
 	BB_EV_FLAGGED,		/* passed and counted (flag mode), marked at tc */
 	BB_EV_ALLOWED,		/* passed: the allowlist holds it */
+	BB_EV_UNCONFIRMED,	/* passed: confirm mode, not confirmed yet */
 };
 
 enum bb_event_hook {
@@ -270,12 +281,87 @@ struct bb_event {
 	__u8 pkt[BB_EVENT_PKT_MAX];
 };
 
+/*
+ * Confirm mode (BB_HDR_F_CONFIRM): a hit the allowlist did not pass is dropped only
+ * once `bloomblock run` has found it in the key index. The program looks what hit up
+ * in two exact LRU maps: confirmed (listed: drop) and unlisted (a false positive:
+ * pass, no event; or a confirmation pending). Neither: it passes, marked pending in
+ * unlisted, and a request goes into the confirm ring for the daemon, which answers by
+ * writing one of the two maps. An answer counts only for the filter (generation) and
+ * the live changes (bb_config.confirm_epoch) it was given for. The daemon's heartbeat
+ * (struct bb_confirm_daemon) says whether it runs: when it is older than
+ * BB_CONFIRM_ALIVE_NS, a hit neither map answers passes, or drops with
+ * BB_HDR_F_DOWN_DROP.
+ */
+#define BB_CONFIRM_ENTRIES	65536		/* of each map */
+#define BB_CONFIRM_ALIVE_NS	2000000000ULL	/* a heartbeat older: the daemon is down */
+#define BB_CONFIRM_BEAT_NS	250000000ULL	/* how often the daemon beats */
+#define BB_CONFIRM_RETRY_NS	100000000ULL	/* a pending confirmation asked again after */
+
+enum bb_confirm_kind {
+	BB_CONFIRM_IP4 = 1,
+	BB_CONFIRM_IP6,
+	BB_CONFIRM_NAME,	/* DNS, SNI, Host: one name, whichever protocol carried it */
+	BB_CONFIRM_URL,
+};
+
+/* What hit: an address, or the XXH64 of a name's or URL's key after its kind tag
+ * (the filter's seed xor kind), as the program and the daemon see it. */
+struct bb_confirm_key {
+	__u32 kind;		/* enum bb_confirm_kind */
+	__u32 pad;
+	__u8 data[16];		/* the address; a hash in the first 8 bytes */
+};
+
+enum bb_confirm_state {
+	BB_CONFIRM_LISTED = 1,	/* in confirmed */
+	BB_CONFIRM_UNLISTED,	/* in unlisted: no list holds it */
+	BB_CONFIRM_PENDING,	/* in unlisted: asked, not answered yet */
+};
+
+struct bb_confirm_val {
+	__u64 generation;	/* the filter's it holds for */
+	__u32 epoch;		/* bb_config.confirm_epoch it holds for */
+	__u32 state;		/* enum bb_confirm_state */
+	__u64 time_ns;		/* pending: when asked (coarse clock); else answered */
+	__u64 hits;		/* listed: packets dropped by it */
+	__u32 src, line;	/* listed: which list (the index's source) and line */
+};
+
+/* A request in the confirm ring. */
+struct bb_confirm_req {
+	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	__u64 generation;
+	__u32 epoch;
+	__u16 key_len;		/* a name's or URL's: key as in struct bb_event */
+	__u8 what;		/* enum bb_event_what */
+	__u8 family;		/* an address's: 4 or 6 */
+	struct bb_confirm_key ckey;
+	__u8 key[BB_EVENT_KEY_MAX];
+};
+
+/* The daemon's heartbeat and tallies, one element, written by the daemon only. */
+struct bb_confirm_daemon {
+	__u64 alive_ns;		/* CLOCK_MONOTONIC of its last beat; 0: it stopped */
+	__u64 started_ns;
+	__u32 pid;
+	__u32 pad;
+	__u64 listed, unlisted;	/* answers given */
+	__u64 stale;		/* requests of a filter no longer live */
+	__u64 lat_sum_ns, lat_max_ns;	/* from a request's raising to its answer */
+	__u64 pad2;
+};
+
 /* Pinned objects, relative to the pin directory. */
 #define BB_PIN_DIR_DEFAULT	"/sys/fs/bpf/bloomblock"
 #define BB_PIN_FILTERS		"filters"	/* outer ARRAY_OF_MAPS, one slot */
 #define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
 #define BB_PIN_EVENTS		"events"	/* RINGBUF of struct bb_event */
 #define BB_PIN_EVENT_BUCKET	"event_bucket"	/* the events' rate limit, per CPU */
+#define BB_PIN_CONFIRM_RING	"confirm_ring"	/* RINGBUF of struct bb_confirm_req */
+#define BB_PIN_CONFIRMED	"confirmed"	/* LRU_HASH: bb_confirm_key -> bb_confirm_val */
+#define BB_PIN_UNLISTED		"unlisted"	/* LRU_HASH, the same */
+#define BB_PIN_CONFIRM_DAEMON	"confirm_daemon"	/* ARRAY of struct bb_confirm_daemon */
 #define BB_PIN_PROG_XDP		"prog_xdp"
 #define BB_PIN_PROG_TC_INGRESS	"prog_tc_ingress"
 #define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
@@ -299,6 +385,8 @@ _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
 _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
 _Static_assert(sizeof(struct bb_event) == 448, "an event is 448 bytes");
+_Static_assert(sizeof(struct bb_confirm_req) == 304, "a confirm request is 304 bytes");
+_Static_assert(sizeof(struct bb_confirm_val) == 40, "a confirm answer is 40 bytes");
 #endif
 
 /*

@@ -105,7 +105,9 @@ int cmd_build(int argc, char **argv)
 	run.fopts.seed = o.seed;
 	/* the file's own defaults; a load may override them */
 	bb_config_defaults(&run.fopts.config);
-	run.fopts.flags = (o.given.mode && o.mode ? 0 : BB_HDR_F_DROP) |
+	run.fopts.flags = (o.given.mode && o.mode == 1 ? 0 : BB_HDR_F_DROP) |
+			  (o.given.mode && o.mode == 2 ? BB_HDR_F_CONFIRM : 0) |
+			  (o.daemon_down ? BB_HDR_F_DOWN_DROP : 0) |
 			  (o.addr ? BB_HDR_F_ADDR_BOTH : 0) |
 			  (o.block_quic ? BB_HDR_F_BLOCK_QUIC : 0) |
 			  (o.given.events && !o.events_rate ? 0 : BB_HDR_F_EVENTS);
@@ -246,7 +248,7 @@ int cmd_info(int argc, char **argv)
 			"k", (json_int_t)v.hdr.k, "bytes", (json_int_t)f.image_bytes,
 			"fpr", v.plan.fpr,
 			"fpr_per_check", bb_checks_json(v.plan.check_probes, v.plan.check_fpr),
-			"mode", v.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag",
+			"mode", bb_mode_name(v.hdr.flags),
 			"names", (v.hdr.flags & BB_HDR_F_NAMES) != 0,
 			"urls", (v.hdr.flags & BB_HDR_F_URLS) != 0,
 			"allowlist_keys", (json_int_t)v.allow_hdr.items,
@@ -275,7 +277,7 @@ int cmd_info(int argc, char **argv)
 		printf("holds        addresses%s%s; mode %s; allowlist %llu keys\n",
 		       v.hdr.flags & BB_HDR_F_NAMES ? ", names" : "",
 		       v.hdr.flags & BB_HDR_F_URLS ? ", URLs" : "",
-		       v.hdr.flags & BB_HDR_F_DROP ? "drop" : "flag",
+		       bb_mode_name(v.hdr.flags),
 		       (unsigned long long)v.allow_hdr.items);
 		if (iv.recs)
 			printf("index        %zu keys, %zu bytes: check names the list and line of "

@@ -29,6 +29,7 @@ static const char *const what_names[] = {
 };
 static const char *const verdict_names[] = {
 	[BB_EV_DROPPED] = "dropped", [BB_EV_FLAGGED] = "flagged", [BB_EV_ALLOWED] = "allowed",
+	[BB_EV_UNCONFIRMED] = "unconfirmed",
 };
 static const char *const hook_names[] = {
 	[BB_EV_XDP] = "xdp", [BB_EV_TC_INGRESS] = "tc-ingress", [BB_EV_TC_EGRESS] = "tc-egress",
@@ -52,7 +53,7 @@ static void usage(FILE *out)
 		"  -n, --count N      stop after N events\n"
 		"      --timeout S    with --follow: stop after S seconds\n"
 		"      --kind K       src, dst, dns, sni, host, url (repeatable)\n"
-		"      --verdict V    dropped, flagged, allowed (repeatable)\n"
+		"      --verdict V    dropped, flagged, allowed, unconfirmed (repeatable)\n"
 		"      --interface I  events of interface I only (repeatable)\n"
 		"      --pcap FILE    also write each event's packet (its first %u bytes) to\n"
 		"                     FILE, a pcap file tcpdump and Wireshark read\n"

@@ -275,7 +275,7 @@ static int merge_config(struct load_run *run)
 	const struct load_opts *o = run->o;
 	struct bb_filter_opts *f = &run->fopts;
 	struct bb_config *cfg = &f->config;
-	__u32 live = BB_HDR_F_DROP | BB_HDR_F_EVENTS;
+	__u32 live = BB_HDR_F_DROP | BB_HDR_F_EVENTS, mode;
 	int err;
 
 	bb_config_defaults(cfg);
@@ -287,7 +287,15 @@ static int merge_config(struct load_run *run)
 		live = ((const struct bb_header *)run->bbf.image)->flags;
 		memcpy(cfg, &run->bbf.image[BB_CONFIG_INDEX], sizeof(*cfg));
 	}
-	f->flags = (o->given.mode ? (o->mode == 0 ? BB_HDR_F_DROP : 0) : live & BB_HDR_F_DROP) |
+	mode = BB_HDR_F_DROP | BB_HDR_F_CONFIRM;
+	if (o->given.mode)
+		mode = o->mode == 0 ? BB_HDR_F_DROP : o->mode == 1 ? 0 :
+		       BB_HDR_F_DROP | BB_HDR_F_CONFIRM;
+	else
+		mode &= live;
+	if (o->given.daemon_down ? o->daemon_down != 0 : (live & BB_HDR_F_DOWN_DROP) != 0)
+		mode |= BB_HDR_F_DOWN_DROP;
+	f->flags = mode |
 		   (o->given.addr ? (o->addr ? BB_HDR_F_ADDR_BOTH : 0) :
 		    live & BB_HDR_F_ADDR_BOTH) |
 		   (o->given.block_quic ? BB_HDR_F_BLOCK_QUIC : live & BB_HDR_F_BLOCK_QUIC) |
@@ -315,6 +323,11 @@ static int merge_config(struct load_run *run)
 		memcpy(cfg->quic_ports, o->quic_ports, sizeof(cfg->quic_ports));
 	if (o->given.mark)
 		cfg->mark = o->mark;
+	if ((f->flags & BB_HDR_F_CONFIRM) && o->no_index && !o->build) {
+		pr_err("--mode confirm needs the key index, where bloomblock run confirms "
+		       "hits: drop --no-index\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -601,7 +614,7 @@ static int bbf_copy(struct load_run *run)
 {
 	const struct bb_header *fh = (const void *)run->bbf.image;
 	const __u32 given = BB_HDR_F_DROP | BB_HDR_F_ADDR_BOTH | BB_HDR_F_BLOCK_QUIC |
-			    BB_HDR_F_EVENTS;
+			    BB_HDR_F_EVENTS | BB_HDR_F_CONFIRM | BB_HDR_F_DOWN_DROP;
 	struct timespec t0;
 	struct bb_header *h;
 	size_t i, added = 0;

@@ -10,6 +10,7 @@
 
 #include "attach.h"
 #include "common.h"
+#include "confirm.h"
 #include "filter.h"
 #include "guard.h"
 #include "pins.h"
@@ -325,7 +326,51 @@ struct status_view {
 	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
 	unsigned int probes[BB_CHECK_MAX];
 	long kept;
+	struct bb_confirm_daemon daemon;	/* confirm mode's (confirm.h) */
+	bool have_daemon;
+	__u64 now;
 };
+
+/* Confirm mode's daemon, as status -j says it. */
+static json_t *confirm_json(const struct status_view *v)
+{
+	const struct bb_confirm_daemon *d = &v->daemon;
+	__u64 answers = d->listed + d->unlisted;
+
+	return json_pack("{s:s, s:s, s:I, s:f, s:I, s:I, s:I, s:f, s:f}",
+		"daemon", v->have_daemon ? bb_confirm_daemon_state(d, v->now) : "never",
+		"when_down", v->hdr->flags & BB_HDR_F_DOWN_DROP ? "drop" : "pass",
+		"pid", (json_int_t)d->pid,
+		"beat_age_s", d->alive_ns && v->now > d->alive_ns ?
+			      (double)(v->now - d->alive_ns) / 1e9 : 0.0,
+		"listed", (json_int_t)d->listed, "unlisted", (json_int_t)d->unlisted,
+		"stale", (json_int_t)d->stale,
+		"latency_avg_us", answers ? (double)d->lat_sum_ns / (double)answers / 1e3 : 0.0,
+		"latency_max_us", (double)d->lat_max_ns / 1e3);
+}
+
+/* Confirm mode's lines of status. */
+static void confirm_text(const struct status_view *v)
+{
+	const struct bb_confirm_daemon *d = &v->daemon;
+	const char *state = v->have_daemon ? bb_confirm_daemon_state(d, v->now) : "never";
+	__u64 answers = d->listed + d->unlisted;
+	bool down_drop = v->hdr->flags & BB_HDR_F_DOWN_DROP;
+
+	if (!strcmp(state, "running"))
+		printf("daemon       running (pid %u, beat %.1f s ago): %llu listed, %llu false "
+		       "positives confirmed, %.0f us from a hit to its answer on average, %.0f "
+		       "at most\n", d->pid,
+		       v->now > d->alive_ns ? (double)(v->now - d->alive_ns) / 1e9 : 0.0,
+		       (unsigned long long)d->listed, (unsigned long long)d->unlisted,
+		       answers ? (double)d->lat_sum_ns / (double)answers / 1e3 : 0.0,
+		       (double)d->lat_max_ns / 1e3);
+	else
+		printf("daemon       not running (%s): start bloomblock run\n",
+		       !strcmp(state, "stopped") ? "it stopped" : "never started");
+	printf("when down    hits not confirmed %s; what was confirmed holds\n",
+	       down_drop ? "drop (--daemon-down drop)" : "pass (--daemon-down pass, the default)");
+}
 
 /* status -j: everything the text says, as one object. */
 static void status_json(const struct status_view *v)
@@ -356,7 +401,7 @@ static void status_json(const struct status_view *v)
 		"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
 		"filter", "map_id", (json_int_t)img.map_id,
 		"generation", (json_int_t)hdr->generation,
-		"mode", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag",
+		"mode", bb_mode_name(hdr->flags),
 		"keys", (json_int_t)hdr->items, "blocks", (json_int_t)hdr->nblocks,
 		"bytes", (json_int_t)img.map_size, "k", (json_int_t)hdr->k, "fpr", fpr,
 		"ipv4_prefix_lengths", plens_json(hdr->v4_plens, hdr->n_v4_plens),
@@ -388,6 +433,8 @@ static void status_json(const struct status_view *v)
 					     1000000000U / cfg->event_cost_ns : 0),
 			"burst", (json_int_t)cfg->event_burst));
 		json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
+		json_object_set_new(j, "confirm", hdr->flags & BB_HDR_F_CONFIRM ?
+				    confirm_json(v) : json_null());
 		if (index.map) {
 			json_t *kinds = json_object();
 			__u64 by[BB_KEY_KIND_MAX];
@@ -431,7 +478,10 @@ static void status_text(const struct status_view *v)
 		       att[i].ifindex ? "" : " - interface gone, link is dead");
 	if (n <= 0)
 		printf("interface    none\n");
-	printf("mode         %s\n", hdr->flags & BB_HDR_F_DROP ? "drop" : "flag");
+	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
+	       ": a hit drops once bloomblock run found it on a list" : "");
+	if (hdr->flags & BB_HDR_F_CONFIRM)
+		confirm_text(v);
 	{
 		json_t *ld = loaded_json(hdr), *lists = ld ? json_object_get(ld, "lists") : NULL;
 		const char *file = ld ? json_string_value(json_object_get(ld, "filter_file")) : NULL;
@@ -549,6 +599,8 @@ int cmd_status(int argc, char **argv)
 	       (const void *)&v.img.blocks[bb_allow_index(hdr->nblocks)] : &no_allowlist;
 	v.kept = kept_items();
 	bb_state_index(v.img.blocks, &v.index);
+	v.have_daemon = !bb_confirm_daemon_pin(bb_opts.pin_dir, &v.daemon);
+	v.now = bb_mono_ns();
 	v.fill_fpr = bb_image_key_fpr(v.img.blocks);
 	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, v.probes);
 	for (i = 0; i < BB_CHECK_MAX; i++) {

@@ -13,6 +13,7 @@
 #include <linux/magic.h>
 #include <bpf/libbpf.h>
 
+#include "bloomblock.h"
 #include "common.h"
 #include "filter.h"
 
@@ -56,7 +57,7 @@ void pr_err(const char *fmt, ...)
 		va_end(ap);
 	}
 	va_start(ap, fmt);
-	vmsg("Error: ", fmt, ap);
+	vmsg(bb_opts.syslog ? "<3>" : "Error: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -72,7 +73,7 @@ void pr_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("Warning: ", fmt, ap);
+	vmsg(bb_opts.syslog ? "<4>" : "Warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -87,8 +88,14 @@ void pr_info(const char *fmt, ...)
 		va_end(ap);
 	}
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	vmsg(bb_opts.syslog && !error_open ? "<6>" : "", fmt, ap);
 	va_end(ap);
+}
+
+const char *bb_mode_name(unsigned int hdr_flags)
+{
+	return hdr_flags & BB_HDR_F_CONFIRM ? "confirm" : hdr_flags & BB_HDR_F_DROP ? "drop" :
+	       "flag";
 }
 
 void bb_json_print(json_t *value)

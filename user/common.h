@@ -19,6 +19,7 @@ struct bb_global {
 	bool json;		/* -j */
 	bool pretty;		/* -p */
 	bool debug;		/* -d: libbpf's own messages */
+	bool syslog;		/* messages with syslog priority prefixes (<3> ...): run's */
 };
 
 extern struct bb_global bb_opts;
@@ -49,6 +50,9 @@ json_t *bb_checks_json(const unsigned int *probes, const double *fpr);
 /* "1.5 KiB", "18.4 MiB": for people; JSON prints bytes. */
 const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size);
 
+/* "drop", "flag" or "confirm": a filter header's mode (its flags). */
+const char *bb_mode_name(unsigned int hdr_flags);
+
 /* Set up libbpf's message callback (quiet unless -d). */
 void bb_libbpf_setup(void);
 
@@ -66,5 +70,6 @@ int cmd_add(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_del(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif /* BB_COMMON_H */

@@ -721,6 +721,9 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 		if (err)
 			return err;
 	}
+	/* the index as it is now written: what confirm mode confirmed is asked again */
+	__atomic_fetch_add(&((struct bb_config *)&l->image[BB_CONFIG_INDEX])->confirm_epoch, 1,
+			   __ATOMIC_RELEASE);
 	l->keys_added += fresh;
 	l->keys_removed += gone;
 	return shadow_write(l, shadow_path);

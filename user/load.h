@@ -43,7 +43,8 @@ struct list_args {
 struct load_opts {
 	struct bb_targets targets;	/* -i, --hook; no hook given: xdp */
 	int xdp_mode;			/* enum bb_xdp_mode */
-	int mode;			/* 0 drop, 1 flag */
+	int mode;			/* 0 drop, 1 flag, 2 confirm */
+	int daemon_down;		/* confirm mode: 0 pass, 1 drop */
 	int addr;			/* 0 peer, 1 both */
 	bool block_quic;
 	__u32 mark;
@@ -64,7 +65,7 @@ struct load_opts {
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
-		     quic_ports, guard, events, events_burst;
+		     quic_ports, guard, events, events_burst, daemon_down;
 	} given;
 	struct list_args lists;
 };

@@ -13,7 +13,8 @@
 
 /* ---- options ---- */
 
-static const char *const mode_words[] = { "drop", "flag", NULL };
+static const char *const mode_words[] = { "drop", "flag", "confirm", NULL };
+static const char *const down_words[] = { "pass", "drop", NULL };
 static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
 static const char *const addr_words[] = { "peer", "both", NULL };
 static const char *const stream_words[] = { "auto", "always", "never", NULL };
@@ -190,8 +191,12 @@ static const struct bb_option load_options[] = {
 	{ "no-index", 0, NULL, "keep no key index (16 bytes a key in the state directory):\n"
 	  "check then cannot say which list and line hold a hit", bb_opt_flag, F(no_index), NG,
 	  NULL },
-	{ "mode", 'm', "MODE", "drop (default) or flag: count hits and pass them",
-	  bb_opt_choice, F(mode), G(mode), mode_words },
+	{ "mode", 'm', "MODE", "drop (default); flag: count hits and pass them; confirm:\n"
+	  "drop a hit once bloomblock run found it on a list\n(a false positive is never "
+	  "dropped; until then it passes)", bb_opt_choice, F(mode), G(mode), mode_words },
+	{ "daemon-down", 0, "WHAT", "confirm mode, while bloomblock run is not running: pass\n"
+	  "(default) or drop the hits not confirmed yet", bb_opt_choice, F(daemon_down),
+	  G(daemon_down), down_words },
 	{ "fp", 0, "P", "false-positive rate of one check of a packet (its address,\n"
 	  "its name, its URL), at the most keys that check probes\n(default 0.001)", bb_opt_fpr,
 	  F(fpr), NG, NULL },

@@ -266,7 +266,7 @@ static void print_checks(const struct bb_plan *p)
 void load_report_filter(struct load_run *run)
 {
 	const struct bb_filter *f = &run->filter;
-	const char *mode = f->hdr.flags & BB_HDR_F_DROP ? "drop" : "flag";
+	const char *mode = bb_mode_name(f->hdr.flags);
 	__u64 bytes = bb_filter_elements(f->hdr.nblocks, f->hdr.allow_blocks) * BB_BLOCK_BYTES;
 	char size_buf[32];
 	json_t *j;

@@ -27,6 +27,7 @@ static const struct command {
 	{ "disallow",	cmd_disallow,	"take items out of the live allowlist" },
 	{ "add",	cmd_add,	"block items in the live filter now, until the next load" },
 	{ "del",	cmd_del,	"take listed items out of the live filter, until the next load" },
+	{ "run",	cmd_run,	"serve the instance: confirm hits (--mode confirm), in the foreground" },
 	{ "plan",	cmd_plan,	"size a filter for N items at a target false-positive rate" },
 };
 

@@ -136,6 +136,11 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 		/* one ring of hit events and one rate limit for every hook's programs */
 		{ "events", BB_PIN_EVENTS },
 		{ "event_bucket", BB_PIN_EVENT_BUCKET },
+		/* confirm mode's, shared with bloomblock run */
+		{ "confirm_ring", BB_PIN_CONFIRM_RING },
+		{ "confirmed", BB_PIN_CONFIRMED },
+		{ "unlisted", BB_PIN_UNLISTED },
+		{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON },
 		/* pinned, or the kernel empties the tail-call tables when we exit */
 		{ "url_xdp", BB_PIN_URL_XDP },
 		{ "url_tc", BB_PIN_URL_TC },

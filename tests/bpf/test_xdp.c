@@ -14,6 +14,7 @@
 
 #include "bb_hash.h"
 #include "bb_parse.h"
+#include "confirm.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
@@ -1328,6 +1329,318 @@ static void test_events(void)
 	ring_buffer__free(rb);
 }
 
+
+/* ---- confirm mode: a hit drops only once the daemon found it in the index ---- */
+
+static struct {
+	struct bb_confirmer c;
+	int answers[16], n;
+	struct bb_confirm_req last;
+} cf;
+
+static int cf_answer(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (size < sizeof(struct bb_confirm_req))
+		return 0;
+	memcpy(&cf.last, data, sizeof(cf.last));
+	if (cf.n < 16)
+		cf.answers[cf.n++] = bb_confirm_answer(&cf.c, data);
+	return 0;
+}
+
+/* The filter of lines with flags, its index as the confirmer's, the caches emptied. */
+static int confirm_filter(const char *const *lines, __u32 flags, double fpr,
+			  struct bb_list *list, struct bb_index *idx, void **bytes,
+			  struct bb_index_view *view, char *msg, size_t size)
+{
+	struct bb_filter_opts opts = { .fpr = fpr, .seed = HARNESS_SEED, .flags = flags };
+	const char *sources[] = { "confirm.list" };
+	struct bb_index_meta meta = { 0 };
+	struct bb_confirm_key k, next;
+	struct bb_filter filter;
+	size_t len;
+	int err, fd;
+
+	bb_list_free(list);
+	bb_index_free(idx);
+	free(*bytes);
+	*bytes = NULL;
+	bb_list_init(list);
+	bb_config_defaults(&opts.config);
+	opts.config.event_cost_ns = 1000;
+	opts.config.event_burst = 1000;
+	err = harness_parse_lines(list, lines, msg, size);
+	err = err ?: bb_filter_build(&filter, list, &opts);
+	if (err)
+		return err;
+	err = bb_filter_index(&filter, list, 1, idx);
+	meta.seed = filter.hdr.seed;
+	err = err ?: bb_index_bytes(idx, sources, 1, &meta, bytes, &len);
+	err = err ?: bb_index_view_bytes(*bytes, len, view);
+	err = err ?: harness_push_filter(&filter, true, msg, size);
+	bb_filter_free(&filter);
+	cf.c.image = harness.img.blocks;
+	cf.c.index = view;
+	/* what an earlier case confirmed is another filter's: gone, to be sure */
+	fd = cf.c.maps.confirmed_fd;
+	while (!bpf_map_get_next_key(fd, NULL, &k))
+		bpf_map_delete_elem(fd, &k);
+	fd = cf.c.maps.unlisted_fd;
+	while (!bpf_map_get_next_key(fd, NULL, &next))
+		bpf_map_delete_elem(fd, &next);
+	return err;
+}
+
+/* One packet of src (a DNS query for name when name is set); its verdict. */
+static __u32 confirm_send(const char *src, const char *name)
+{
+	bool v4 = !strchr(src, ':');
+	struct pkt_frame spec = { .net = v4 ? PKT_IPV4 : PKT_IPV6, .saddr = src };
+	__u8 payload[256], packet[MAX_PACKET];
+	size_t len;
+	__u32 verdict = 0;
+
+	if (name) {
+		struct pkt_dns q = { .name = name };
+		size_t plen = pkt_dns(&q, payload, sizeof(payload));
+
+		spec.sport = 40000;
+		spec.dport = 53;
+		len = pkt_frame(&spec, payload, plen, packet, sizeof(packet));
+	} else {
+		len = build_packet(&spec, packet);
+	}
+	if (harness_run(env.prog_fd, false, packet, len, &verdict, NULL))
+		return 0;
+	return verdict;
+}
+
+static void test_confirm(void)
+{
+	static const char *const lines[] = {
+		"192.0.2.10", "2001:db8::10", "evil.example", "198.51.100.0/24", "@@198.51.100.7",
+		NULL,
+	};
+	static char dense_buf[3000][24];
+	static const char *dense[3001];
+	const __u32 mode = BB_HDR_F_DROP | BB_HDR_F_CONFIRM | BB_HDR_F_EVENTS;
+	struct bb_list list;
+	struct bb_index idx = { 0 };
+	struct bb_index_view view;
+	struct bb_stats before, after;
+	struct bb_confirm_val val;
+	struct ring_buffer *rb = NULL, *evrb = NULL;
+	const struct bb_event *e = &got.ev[0];
+	void *bytes = NULL;
+	char msg[256] = "", fp[64] = "";
+	__u32 v1, v2, v3, zero = 0;
+	int err, i;
+
+	if (!harness_subtest("confirm"))
+		return;
+	bb_list_init(&list);
+	memset(&cf, 0, sizeof(cf));
+	cf.c.maps.ring_fd = bpf_map__fd(harness.skel->maps.confirm_ring);
+	cf.c.maps.confirmed_fd = bpf_map__fd(harness.skel->maps.confirmed);
+	cf.c.maps.unlisted_fd = bpf_map__fd(harness.skel->maps.unlisted);
+	cf.c.maps.daemon_fd = bpf_map__fd(harness.skel->maps.confirm_daemon);
+	rb = ring_buffer__new(cf.c.maps.ring_fd, cf_answer, NULL, NULL);
+	evrb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, NULL, NULL);
+	err = rb && evrb ? confirm_filter(lines, mode, TABLE_FPR, &list, &idx, &bytes, &view,
+					  msg, sizeof(msg)) : -errno;
+	err = err ?: bb_confirm_beat(&cf.c, false);
+	tap_result(!err, "confirm: a filter in confirm mode, its index, the daemon beating",
+		   "%s", msg);
+	if (err)
+		goto out;
+	ring_buffer__consume(evrb);
+
+	/* a listed source: passes until confirmed, asked once, then dropped */
+	harness_read_stats(&before);
+	got.n = got.seen = 0;
+	v1 = confirm_send("192.0.2.10", NULL);
+	v2 = confirm_send("192.0.2.10", NULL);
+	ring_buffer__consume(evrb);
+	harness_read_stats(&after);
+	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && after.confirm_requests -
+		   before.confirm_requests == 1 && after.unconfirmed - before.unconfirmed == 2 &&
+		   after.dropped == before.dropped && after.ip4_hits - before.ip4_hits == 2,
+		   "confirm: a listed source before its answer: passed twice, asked once",
+		   "verdicts %u %u, requests +%llu, unconfirmed +%llu", v1, v2,
+		   (unsigned long long)(after.confirm_requests - before.confirm_requests),
+		   (unsigned long long)(after.unconfirmed - before.unconfirmed));
+	tap_result(got.n == 2 && e->verdict == BB_EV_UNCONFIRMED && e->what == BB_EV_SRC,
+		   "confirm: its events say unconfirmed", "%zu events, verdict %u", got.n,
+		   got.n ? e->verdict : 0);
+	cf.n = 0;
+	ring_buffer__consume(rb);
+	tap_result(cf.n == 1 && cf.answers[0] == 1 && cf.last.ckey.kind == BB_CONFIRM_IP4 &&
+		   cf.last.ckey.data[0] == 192 && cf.last.ckey.data[3] == 10 &&
+		   cf.last.generation == harness_live_header()->generation &&
+		   cf.last.what == BB_EV_SRC && cf.last.family == 4,
+		   "confirm: the request carries the address and the filter's generation; the "
+		   "index says listed", "%d requests, answer %d, kind %u", cf.n,
+		   cf.n ? cf.answers[0] : 0, cf.last.ckey.kind);
+	got.n = 0;
+	harness_read_stats(&before);
+	v1 = confirm_send("192.0.2.10", NULL);
+	v2 = confirm_send("192.0.2.10", NULL);
+	ring_buffer__consume(evrb);
+	harness_read_stats(&after);
+	err = bpf_map_lookup_elem(cf.c.maps.confirmed_fd, &cf.last.ckey, &val);
+	tap_result(v1 == XDP_DROP && v2 == XDP_DROP && after.dropped - before.dropped == 2 &&
+		   after.confirm_requests == before.confirm_requests && !err && val.hits == 2 &&
+		   val.line == 1 && got.n == 2 && e->verdict == BB_EV_DROPPED,
+		   "confirm: once confirmed, dropped, counted in its entry with its list line, "
+		   "the events say dropped", "verdicts %u %u, hits %llu line %u, %zu events", v1,
+		   v2, (unsigned long long)val.hits, val.line, got.n);
+	v1 = confirm_send("198.51.100.7", NULL);
+	v2 = confirm_send("192.0.2.11", NULL);
+	ring_buffer__consume(rb);
+	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && cf.n == 1,
+		   "confirm: an allowed address and an unlisted one pass, nothing asked",
+		   "verdicts %u %u, %d requests", v1, v2, cf.n);
+
+	/* a listed DNS name; the same name is one item whichever protocol carries it */
+	cf.n = 0;
+	v1 = confirm_send("192.0.2.99", "a.evil.example");
+	ring_buffer__consume(rb);
+	v2 = confirm_send("192.0.2.99", "a.evil.example");
+	v3 = confirm_send("192.0.2.99", "b.evil.example");
+	tap_result(v1 == XDP_PASS && cf.n == 1 && cf.answers[0] == 1 &&
+		   cf.last.ckey.kind == BB_CONFIRM_NAME && cf.last.key_len == 15 &&
+		   !memcmp(cf.last.key + 1, "a.evil.example", 14) && v2 == XDP_DROP &&
+		   v3 == XDP_PASS,
+		   "confirm: a listed DNS name passes, is confirmed by its name, then drops; "
+		   "another name under it waits for its own answer",
+		   "verdicts %u %u %u, %d requests, kind %u", v1, v2, v3, cf.n, cf.last.ckey.kind);
+	ring_buffer__consume(rb);
+
+	/* a live change (add, del) moves the epoch on: what was confirmed is asked again */
+	{
+		struct bb_config cfg = *harness_live_config();
+		int inner = -1;
+		__u32 id;
+
+		cfg.confirm_epoch++;
+		if (!bpf_map_lookup_elem(bpf_map__fd(harness.skel->maps.filters), &zero, &id))
+			inner = bpf_map_get_fd_by_id(id);
+		err = inner < 0 ? -errno : bpf_map_update_elem(inner, &(__u32){ BB_CONFIG_INDEX },
+							       &cfg, 0) ? -errno : 0;
+		if (inner >= 0)
+			close(inner);
+		cf.n = 0;
+		v1 = err ? 0 : confirm_send("192.0.2.10", NULL);
+		ring_buffer__consume(rb);
+		v2 = confirm_send("192.0.2.10", NULL);
+		tap_result(!err && v1 == XDP_PASS && cf.n == 1 && cf.answers[0] == 1 &&
+			   v2 == XDP_DROP,
+			   "confirm: after a live change, a confirmed source is asked again, then "
+			   "dropped again", "err %d, verdicts %u %u, %d requests", err, v1, v2, cf.n);
+	}
+
+	/* a false positive: in the filter, on no list; it passes, and is asked once */
+	for (i = 0; i < 3000; i++) {
+		snprintf(dense_buf[i], sizeof(dense_buf[i]), "2001:db8:1::%x", i + 1);
+		dense[i] = dense_buf[i];
+	}
+	dense[3000] = NULL;
+	err = confirm_filter(dense, mode, 0.3, &list, &idx, &bytes, &view, msg, sizeof(msg));
+	for (i = 1; !err && i < 100000 && !fp[0]; i++) {
+		struct bb_entry q = { .kind = BB_ENTRY_IP6, .plen = 128 };
+
+		snprintf(msg, sizeof(msg), "2001:db8:2::%x", i);
+		inet_pton(AF_INET6, msg, q.addr);
+		if (bb_image_match_entry(harness.img.blocks, &q))
+			snprintf(fp, sizeof(fp), "%s", msg);
+	}
+	tap_result(!err && fp[0], "confirm: a dense filter (fp 0.3), and an address it matches "
+		   "that no list holds", "%s", fp);
+	if (!fp[0])
+		goto out;
+	harness_read_stats(&before);
+	cf.n = 0;
+	got.n = 0;
+	ring_buffer__consume(evrb);
+	got.n = 0;
+	v1 = confirm_send(fp, NULL);
+	ring_buffer__consume(rb);
+	for (i = 0, v2 = XDP_PASS; i < 5; i++)
+		if (confirm_send(fp, NULL) != XDP_PASS)
+			v2 = XDP_DROP;
+	ring_buffer__consume(rb);
+	ring_buffer__consume(evrb);
+	harness_read_stats(&after);
+	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && cf.n == 1 && cf.answers[0] == 0 &&
+		   after.unlisted - before.unlisted == 5 && after.dropped == before.dropped &&
+		   got.n == 1 && e->verdict == BB_EV_UNCONFIRMED,
+		   "confirm: a false positive is never dropped: answered unlisted once, then "
+		   "passed with no more requests or events",
+		   "verdicts %u %u, %d requests, answer %d, unlisted +%llu, %zu events", v1, v2,
+		   cf.n, cf.n ? cf.answers[0] : -1,
+		   (unsigned long long)(after.unlisted - before.unlisted), got.n);
+	v1 = confirm_send("2001:db8:1::7", NULL);
+	ring_buffer__consume(rb);
+	v2 = confirm_send("2001:db8:1::7", NULL);
+	tap_result(v1 == XDP_PASS && v2 == XDP_DROP && cf.n == 2 && cf.answers[1] == 1,
+		   "confirm: a listed source of the same filter: confirmed and dropped",
+		   "verdicts %u %u", v1, v2);
+
+	/* the daemon stopped: what was confirmed holds; the rest passes (or drops) */
+	err = bb_confirm_beat(&cf.c, true);
+	harness_read_stats(&before);
+	cf.n = 0;
+	v1 = confirm_send("2001:db8:1::7", NULL);
+	v2 = confirm_send(fp, NULL);
+	v3 = confirm_send("2001:db8:1::8", NULL);
+	ring_buffer__consume(rb);
+	harness_read_stats(&after);
+	tap_result(!err && v1 == XDP_DROP && v2 == XDP_PASS && v3 == XDP_PASS && cf.n == 0 &&
+		   after.daemon_down - before.daemon_down == 1,
+		   "confirm, daemon down (--daemon-down pass): the confirmed drops, the false "
+		   "positive passes, a listed source not confirmed yet passes, nothing asked",
+		   "verdicts %u %u %u, %d requests, daemon_down +%llu", v1, v2, v3, cf.n,
+		   (unsigned long long)(after.daemon_down - before.daemon_down));
+	err = confirm_filter(dense, mode | BB_HDR_F_DOWN_DROP, 0.3, &list, &idx, &bytes, &view,
+			     msg, sizeof(msg));
+	v1 = err ? 0 : confirm_send("2001:db8:1::8", NULL);
+	tap_result(v1 == XDP_DROP, "confirm, daemon down, --daemon-down drop: a listed source "
+		   "not confirmed drops", "verdict %u", v1);
+	/* a heartbeat older than BB_CONFIRM_ALIVE_NS is a daemon down, as one that said so */
+	{
+		struct bb_confirm_daemon d = cf.c.tally;
+
+		d.alive_ns = bb_mono_ns() - BB_CONFIRM_ALIVE_NS - 1000000000ULL;
+		err = bpf_map_update_elem(cf.c.maps.daemon_fd, &zero, &d, 0);
+		v1 = err ? 0 : confirm_send("2001:db8:1::9", NULL);
+		d.alive_ns = bb_mono_ns();
+		err = err ?: bpf_map_update_elem(cf.c.maps.daemon_fd, &zero, &d, 0);
+		cf.n = 0;
+		v2 = err ? 0 : confirm_send("2001:db8:1::9", NULL);
+		ring_buffer__consume(rb);
+		tap_result(!err && v1 == XDP_DROP && v2 == XDP_PASS && cf.n == 1,
+			   "confirm: a stale heartbeat is a daemon down (dropped, --daemon-down "
+			   "drop); a fresh one, a request again", "verdicts %u %u, %d requests",
+			   v1, v2, cf.n);
+	}
+	/* a request of a filter no longer live is not answered */
+	{
+		struct bb_confirm_req old = cf.last;
+
+		old.generation--;
+		tap_result(bb_confirm_answer(&cf.c, &old) == -ESTALE,
+			   "confirm: a request of a filter swapped out meanwhile is stale, not "
+			   "answered", "generation %llu", (unsigned long long)old.generation);
+	}
+out:
+	ring_buffer__free(rb);
+	ring_buffer__free(evrb);
+	bb_index_free(&idx);
+	free(bytes);
+	bb_list_free(&list);
+}
+
 int main(int argc, char **argv)
 {
 	if (!harness_begin(argc, argv, "bloomblock XDP BPF_PROG_TEST_RUN") || !harness_load())
@@ -1345,5 +1658,6 @@ int main(int argc, char **argv)
 	property_test(0.001);
 	property_test(0.0001);
 	test_events();
+	test_confirm();
 	return harness_end();
 }
