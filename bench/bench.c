@@ -63,7 +63,7 @@ static int parse_parts(const char *arg)
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
 		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
-		{ "events", PART_EVENTS },
+		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -75,7 +75,7 @@ static int parse_parts(const char *arg)
 			;
 		if (i == ARRAY_SIZE(parts)) {
 			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr, "
-				   "events)\n", tok);
+				   "events, confirm)\n", tok);
 			return -1;
 		}
 		settings.parts |= parts[i].part;
@@ -251,6 +251,7 @@ static int run_all(void)
 	static struct live_results live;
 	static struct fpr_results fpr;
 	static struct event_results events;
+	static struct confirm_results confirm;
 	static struct script_results script;
 	static struct table veth, targets;
 	const struct {
@@ -262,7 +263,8 @@ static int run_all(void)
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
 		{ &load.table, PART_LOAD }, { &veth, PART_LOAD },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
-		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS }, { &targets, PART_ALL },
+		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
+		{ &confirm.table, PART_CONFIRM }, { &targets, PART_ALL },
 	};
 	struct table *tables[ARRAY_SIZE(all)];
 	unsigned int parts = settings.parts;
@@ -288,6 +290,8 @@ static int run_all(void)
 		err = fpr_run(&fpr);
 	if (!err && (parts & PART_EVENTS))
 		err = events_run(&events);
+	if (!err && (parts & PART_CONFIRM))
+		err = confirm_run(&confirm);
 	if (err) {
 		bench_warn("stopped: %s\n", strerror(-err));
 		return 1;
@@ -295,7 +299,7 @@ static int run_all(void)
 	report_targets(&targets, parts & PART_ADDR ? &addr : NULL,
 		       parts & PART_NAMES ? &names : NULL, parts & PART_LOAD ? &load : NULL,
 		       parts & PART_LIVE ? &live : NULL, parts & PART_FPR ? &fpr : NULL,
-		       parts & PART_EVENTS ? &events : NULL);
+		       parts & PART_EVENTS ? &events : NULL, parts & PART_CONFIRM ? &confirm : NULL);
 	for (i = 0; i < (int)ARRAY_SIZE(all); i++)
 		if (all[i].part & parts)
 			tables[n++] = all[i].t;

@@ -50,7 +50,8 @@ enum bench_part {
 	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
 	PART_FPR = 1 << 4,	/* table 8 */
 	PART_EVENTS = 1 << 5,	/* table 9 */
-	PART_ALL = (1 << 6) - 1,
+	PART_CONFIRM = 1 << 6,	/* table 10 */
+	PART_ALL = (1 << 7) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
@@ -310,6 +311,23 @@ struct event_results {
 /* The IPv4 filter without and with events, hot and cold, events off and on. */
 int events_run(struct event_results *res);
 
+/* ---- confirm mode (bench_confirm.c): table 10 ---- */
+
+struct confirm_results {
+	struct table table;
+	__u32 n;
+	/* answers a second, medians and the lowest round: listed, false positive, the
+	 * lookup alone, through the ring */
+	double rate[4], rate_min[4];
+	/* the window, idle [0] and flooded [1]: us median and p99, packets median, max */
+	double win_us[2], win_us_p99[2], win_us_max[2], win_pkts[2], win_pkts_max[2];
+	double flood_rate;		/* the flood's new listed hits a second */
+	int failed;
+	double seconds;
+};
+
+int confirm_run(struct confirm_results *res);
+
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
@@ -320,7 +338,7 @@ void veth_report(struct table *table, const struct script_results *script);
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
 		    const struct live_results *live, const struct fpr_results *fpr,
-		    const struct event_results *events);
+		    const struct event_results *events, const struct confirm_results *confirm);
 /* The header and every table as text on f. */
 void report_print(FILE *f, struct table *const *tables, int n);
 /* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */

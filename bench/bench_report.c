@@ -320,10 +320,29 @@ static void event_targets(struct table *t, const struct event_results *ev)
 	}
 }
 
+/*
+ * Confirm mode (table 10): the daemon answers at least 10^5 hits a second on one
+ * core, through the ring as it reads them, in its slowest round; every listed flow
+ * of the window rows dropped, every answer as the index says.
+ */
+static void confirm_targets(struct table *t, const struct confirm_results *c)
+{
+	char m[BT_CELL];
+
+	snprintf(m, sizeof(m), "%.0f/s through the ring (slowest round %.0f); alone: listed "
+		 "%.0f/s, false positive %.0f/s", c->rate[3], c->rate_min[3], c->rate[0],
+		 c->rate[1]);
+	target(t, "the daemon confirms hits on one core", m, ">= 100000/s", c->rate_min[3] >= 1e5);
+	snprintf(m, sizeof(m), "%.0f us median, p99 %.0f; flooded %.0f, p99 %.0f; %d failed",
+		 c->win_us[0], c->win_us_p99[0], c->win_us[1], c->win_us_p99[1], c->failed);
+	target(t, "confirm mode drops every listed flow after its window (measured, no limit)",
+	       m, "every flow dropped, every answer right", !c->failed);
+}
+
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
 		    const struct live_results *live, const struct fpr_results *fpr,
-		    const struct event_results *events)
+		    const struct event_results *events, const struct confirm_results *confirm)
 {
 	static const char *const target_cols[] = { "target", "measured", "limit", "verdict",
 						   NULL };
@@ -353,6 +372,8 @@ void report_targets(struct table *table, const struct addr_results *addr,
 		fpr_target(table, fpr);
 	if (events)
 		event_targets(table, events);
+	if (confirm)
+		confirm_targets(table, confirm);
 }
 
 /* ---- the header: the machine, the kernel, the run ---- */

@@ -107,21 +107,19 @@ static __always_inline int bench_bb_match(const __u8 *a, int v4)
 
 /*
  * What bloomblock_core() does for a source address: the lookup and, on a hit, the
- * allowlist's word (addr_allowed(): its header read, then bb_allow_pass() when it
- * holds keys). 1 when the address is still blocked. Only l3_proto of the packet is
- * read. The lookup is bench_bb_match()'s: the two rows differ by the allowlist alone.
+ * decision (hit_decide(): the allowlist's header read, then bb_allow_pass() when it
+ * holds keys; the events off). 1 when the address is still blocked. The lookup is
+ * bench_bb_match()'s: the two rows differ by the allowlist alone.
  */
 static __always_inline int bench_bb_blocked(const __u8 *a)
 {
-	struct bb_packet pkt;
 	struct bb_ctx c = {};
 	__u32 zero = 0;
 
-	pkt.l3_proto = ETH_P_IP;
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st || !open_filter(&c))
 		return 0;
-	return bb_match_ip4(&c, a) && !addr_allowed(&c, &pkt, a);
+	return bb_match_ip4(&c, a) && (hit_decide(BB_EV_SRC | 4 << 8, bb_load32(a), 0, 0) & 1);
 }
 
 static __always_inline int bench_lpm_hit(void *map, const __u8 *a)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "attach.h"
 #include "common.h"
@@ -67,10 +68,121 @@ static int open_instance(struct bb_instance *inst)
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock stats\n"
+		"Usage: bloomblock stats [--by-list]\n"
 		"\n"
 		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
-		"  bpftool map dump pinned %s/%s\n", bb_opts.pin_dir, BB_PIN_STATS);
+		"  bpftool map dump pinned %s/%s\n"
+		"  --by-list   confirm mode: the items confirmed and the packets dropped, by the\n"
+		"              list that holds them, and the false positives passed\n",
+		bb_opts.pin_dir, BB_PIN_STATS);
+}
+
+/* The keys of a confirm map, walked first and read after: a walk from the start. */
+static size_t confirm_keys(int fd, struct bb_confirm_key *keys, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && !bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]))
+		n++;
+	return n;
+}
+
+/*
+ * stats --by-list: confirm mode's answers for the live filter, by list: every item
+ * bloomblock run found listed keeps its list (the key index's source) and counts the
+ * packets it dropped since. Exact for the items the confirmed map holds (the
+ * BB_CONFIRM_ENTRIES most recently confirmed).
+ */
+static int stats_by_list(const struct bb_instance *inst)
+{
+	static __u64 items[BB_INDEX_MAX_SOURCES], dropped[BB_INDEX_MAX_SOURCES];
+	struct bb_confirm_key *keys = calloc(BB_CONFIRM_ENTRIES + 64, sizeof(*keys));
+	struct bb_confirm_maps m = { -1, -1, -1, -1 };
+	const struct bb_header *hdr;
+	struct bb_index_view index;
+	struct bb_confirm_val v;
+	struct bb_image img;
+	struct bb_stats sum;
+	__u64 fp_items = 0, total_items = 0, total_dropped = 0;
+	size_t n, i;
+	unsigned int s;
+	int ret = BB_EXIT_ERROR;
+	bool have_index;
+
+	if (!keys || bb_image_open(inst, &img)) {
+		free(keys);
+		pr_err("cannot read the live filter\n");
+		return BB_EXIT_ERROR;
+	}
+	hdr = (const void *)img.blocks;
+	have_index = !bb_state_index(img.blocks, &index);
+	if (!(hdr->flags & BB_HDR_F_CONFIRM)) {
+		pr_err("hits are counted by list in confirm mode (load --mode confirm, with "
+		       "bloomblock run); in %s mode, bloomblock top shows the hits per list of "
+		       "the hit events\n", bb_mode_name(hdr->flags));
+		goto out;
+	}
+	if (!have_index) {
+		pr_err("no key index of the live filter in %s: no list to count by\n",
+		       bb_state_dir());
+		goto out;
+	}
+	if (bb_confirm_maps_open(bb_opts.pin_dir, &m) || bb_stats_read(inst, &sum))
+		goto out;
+	memset(items, 0, sizeof(items));
+	memset(dropped, 0, sizeof(dropped));
+	n = confirm_keys(m.confirmed_fd, keys, BB_CONFIRM_ENTRIES + 64);
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(m.confirmed_fd, &keys[i], &v) ||
+		    v.generation != hdr->generation || v.src >= BB_INDEX_MAX_SOURCES)
+			continue;
+		items[v.src]++;
+		dropped[v.src] += v.hits;
+		total_items++;
+		total_dropped += v.hits;
+	}
+	n = confirm_keys(m.unlisted_fd, keys, BB_CONFIRM_ENTRIES + 64);
+	for (i = 0; i < n; i++)
+		if (!bpf_map_lookup_elem(m.unlisted_fd, &keys[i], &v) &&
+		    v.generation == hdr->generation && v.state == BB_CONFIRM_UNLISTED)
+			fp_items++;
+	if (bb_opts.json) {
+		json_t *lists = json_array();
+
+		for (s = 0; s < index.n_sources; s++)
+			json_array_append_new(lists, json_pack("{s:s, s:I, s:I}", "file",
+				bb_index_source(&index, s), "items", (json_int_t)items[s],
+				"dropped", (json_int_t)dropped[s]));
+		bb_json_print(json_pack("{s:I, s:o, s:{s:I, s:I}, s:I, s:I}",
+			"generation", (json_int_t)hdr->generation, "lists", lists,
+			"false_positives", "items", (json_int_t)fp_items,
+			"passed", (json_int_t)sum.unlisted,
+			"unconfirmed", (json_int_t)sum.unconfirmed,
+			"cache_entries", (json_int_t)BB_CONFIRM_ENTRIES));
+	} else {
+		printf("%-50s %10s %12s\n", "list", "items", "dropped");
+		for (s = 0; s < index.n_sources; s++)
+			printf("%-50s %10llu %12llu\n", bb_index_source(&index, s),
+			       (unsigned long long)items[s], (unsigned long long)dropped[s]);
+		printf("%-50s %10llu %12llu\n", "(all lists)", (unsigned long long)total_items,
+		       (unsigned long long)total_dropped);
+		printf("%-50s %10llu %12s  (%llu packets passed)\n",
+		       "(false positives: on no list)", (unsigned long long)fp_items, "-",
+		       (unsigned long long)sum.unlisted);
+		printf("%-50s %10s %12s  (%llu packets passed)\n", "(not confirmed yet)", "-", "-",
+		       (unsigned long long)sum.unconfirmed);
+		printf("Items confirmed for this filter (generation %llu), of the %u the confirm "
+		       "maps hold at most; dropped: the packets each dropped once confirmed.\n",
+		       (unsigned long long)hdr->generation, BB_CONFIRM_ENTRIES);
+	}
+	ret = BB_EXIT_OK;
+out:
+	bb_confirm_maps_close(&m);
+	if (have_index)
+		bb_index_close(&index);
+	bb_image_close(&img);
+	free(keys);
+	return ret;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -80,11 +192,33 @@ int cmd_stats(int argc, char **argv)
 	size_t i, width = 0;
 	int err;
 
-	err = simple_opts(argc, argv, stats_usage);
-	if (err >= 0)
-		return err;
+	static const struct option long_opts[] = {
+		{ "by-list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool by_list = false;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (opt == 'l') {
+			by_list = true;
+			continue;
+		}
+		stats_usage(opt == 'h' ? stdout : stderr);
+		return opt == 'h' ? BB_EXIT_OK : BB_EXIT_USAGE;
+	}
+	if (optind != argc) {
+		stats_usage(stderr);
+		return BB_EXIT_USAGE;
+	}
 	if (open_instance(&inst))
 		return BB_EXIT_ERROR;
+	if (by_list) {
+		err = stats_by_list(&inst);
+		bb_instance_close(&inst);
+		return err;
+	}
 	err = bb_stats_read(&inst, &sum);
 	bb_instance_close(&inst);
 	if (err) {
