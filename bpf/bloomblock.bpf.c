@@ -440,11 +440,15 @@ static __always_inline int confirm_fresh(const struct bb_confirm_val *v,
 	return v->generation == hdr->generation && v->epoch == cfg->confirm_epoch;
 }
 
+#define BB_CONFIRM_COUNT	(1U << 16)	/* bb_confirm(): count, decide nothing */
+
 /*
  * Confirm mode: what becomes of a hit the allowlist did not pass. what_family: enum
  * bb_event_what, the address family above it; an address in a (IPv4: its 4 bytes) and
  * b, a name's or URL's key (key_len bytes, as an event's) in the scratch key buffer.
- * A global function, verified once, asked on hits only: a miss costs nothing more.
+ * With BB_CONFIRM_COUNT (drop and flag mode, while the daemon runs): the same
+ * requests and answers, for the hits by list of stats --by-list, and no verdict. A
+ * global function, verified once, asked on hits only: a miss costs nothing more.
  */
 __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
@@ -458,9 +462,12 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 	struct bb_confirm_val *v, *mark;
 	struct bb_confirm_key *k;
 	struct bb_confirm_req *req;
-	__u64 now;
-	int pending = 0;
+	__u64 now = bpf_ktime_get_coarse_ns();
+	int pending = 0, count = what_family & BB_CONFIRM_COUNT;
 
+	d = bpf_map_lookup_elem(&confirm_daemon, &zero);
+	if (count && (!d || !d->alive_ns || now > d->alive_ns + BB_CONFIRM_ALIVE_NS))
+		return 0;	/* no daemon: nothing counts hits by list */
 	if (!st || !sc || !filter)
 		return BB_CONFIRM_R_WAIT;
 	hdr = bpf_map_lookup_elem(filter, &zero);
@@ -471,7 +478,7 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 	mark = &sc->cmark;
 	__builtin_memset(k, 0, sizeof(*k));
 	if (what == BB_EV_SRC || what == BB_EV_DST) {
-		k->kind = (what_family >> 8) == 4 ? BB_CONFIRM_IP4 : BB_CONFIRM_IP6;
+		k->kind = ((what_family >> 8) & 0xff) == 4 ? BB_CONFIRM_IP4 : BB_CONFIRM_IP6;
 		bb_store64(k->data, a);
 		bb_store64(k->data + 8, b);
 		key_len = 0;
@@ -487,26 +494,30 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 		__sync_fetch_and_add(&v->hits, 1);
 		return BB_CONFIRM_R_DROP;
 	}
-	now = bpf_ktime_get_coarse_ns();
 	v = bpf_map_lookup_elem(&unlisted, k);
 	if (v && confirm_fresh(v, hdr, cfg)) {
 		if (v->state == BB_CONFIRM_UNLISTED) {
-			st->unlisted++;
+			__sync_fetch_and_add(&v->hits, 1);
+			if (!count)
+				st->unlisted++;
 			return BB_CONFIRM_R_PASS;
 		}
 		pending = now - v->time_ns < BB_CONFIRM_RETRY_NS;
 	}
-	d = bpf_map_lookup_elem(&confirm_daemon, &zero);
-	if (!d || !d->alive_ns || now > d->alive_ns + BB_CONFIRM_ALIVE_NS) {
+	if (count) {
+		if (pending)
+			return 0;
+	} else if (!d || !d->alive_ns || now > d->alive_ns + BB_CONFIRM_ALIVE_NS) {
 		st->daemon_down++;
 		if (hdr->flags & BB_HDR_F_DOWN_DROP)
 			return BB_CONFIRM_R_DROP;
 		st->unconfirmed++;
 		return BB_CONFIRM_R_WAIT;
+	} else {
+		st->unconfirmed++;
+		if (pending)
+			return BB_CONFIRM_R_WAIT;	/* asked already: the answer is on its way */
 	}
-	st->unconfirmed++;
-	if (pending)
-		return BB_CONFIRM_R_WAIT;	/* asked already: the answer is on its way */
 	__builtin_memset(mark, 0, sizeof(*mark));
 	mark->generation = hdr->generation;
 	mark->epoch = cfg->confirm_epoch;
@@ -523,7 +534,7 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 	req->epoch = cfg->confirm_epoch;
 	req->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
 	req->what = (__u8)what;
-	req->family = (__u8)(what_family >> 8);
+	req->family = (__u8)((what_family >> 8) & 0xff);
 	__builtin_memcpy(&req->ckey, k, sizeof(*k));
 	__builtin_memcpy(req->key, sc->key, BB_EVENT_KEY_MAX);
 	bpf_ringbuf_submit(req, 0);
@@ -612,6 +623,8 @@ static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32
 		allowed = bb_allow_pass(allow_what, a, b, ah->map_id);
 	if (!allowed && (hdr->flags & BB_HDR_F_CONFIRM))
 		conf = bb_confirm(what_family, a, b, key_len);
+	else if (!allowed)
+		bb_confirm(what_family | BB_CONFIRM_COUNT, a, b, key_len);	/* by list */
 	hit = !allowed && (!conf || conf == BB_CONFIRM_R_DROP);
 	return hit | event_verdict(hdr, allowed, conf) << 8 |
 	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0);
@@ -1281,6 +1294,9 @@ static __always_inline int url_core(void *pctx, int xdp)
 		if (!allowed && (c.hdr->flags & BB_HDR_F_CONFIRM)) {
 			conf = bb_confirm(BB_EV_URL, 0, 0, 1 + c.sc->name_len + c.sc->path_len);
 			hit = conf == BB_CONFIRM_R_DROP;
+		} else if (!allowed) {
+			bb_confirm(BB_EV_URL | BB_CONFIRM_COUNT, 0, 0,
+				   1 + c.sc->name_len + c.sc->path_len);
 		}
 		/* raised after the verdict, from the scratch: a call here, after the
 		 * enumerations, would take the program past the verifier's budget */

@@ -3,7 +3,8 @@
  * bloomblock run: the long-running half of an instance. Here it serves the instance
  * load made (its pin directory): in confirm mode it answers the programs' requests
  * against the exact key index, so that a hit drops only once a list is known to hold
- * it, and it beats a heartbeat the programs read to know it runs. In the foreground,
+ * it, and it beats a heartbeat the programs read to know it runs. In drop and flag
+ * mode the same answers only count hits by list (stats --by-list). In the foreground,
  * logs on stderr with syslog priorities; SIGTERM and SIGINT stop it cleanly.
  */
 #include <errno.h>
@@ -40,7 +41,8 @@ static void usage(FILE *out)
 		"confirm mode (load --mode confirm) it confirms each hit against the key index:\n"
 		"a listed item is dropped from then on, a false positive passes and raises no\n"
 		"more events. While it is not running, hits nothing confirmed yet pass (or drop:\n"
-		"load --daemon-down drop); status says which. One run an instance.\n"
+		"load --daemon-down drop); status says which. In every mode it attributes hits\n"
+		"to their lists for stats --by-list. One run an instance.\n"
 		"  -v, --verbose   log every answer\n");
 }
 
@@ -115,8 +117,9 @@ static void say_mode(const struct bb_instance *inst)
 		return;
 	hdr = (const void *)img.blocks;
 	if (!(hdr->flags & BB_HDR_F_CONFIRM))
-		pr_info("the live filter is in %s mode: nothing to confirm until a load with "
-			"--mode confirm\n", bb_mode_name(hdr->flags));
+		pr_info("the live filter is in %s mode: its hits are counted by list (stats "
+			"--by-list), not confirmed (load --mode confirm for that)\n",
+			bb_mode_name(hdr->flags));
 	bb_image_close(&img);
 }
 

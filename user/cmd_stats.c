@@ -72,8 +72,9 @@ static void stats_usage(FILE *out)
 		"\n"
 		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
 		"  bpftool map dump pinned %s/%s\n"
-		"  --by-list   confirm mode: the items confirmed and the packets dropped, by the\n"
-		"              list that holds them, and the false positives passed\n",
+		"  --by-list   while bloomblock run runs (any mode): the items that hit and the\n"
+		"              packets they dropped (or flagged), by the list that holds them,\n"
+		"              and the false positives\n",
 		bb_opts.pin_dir, BB_PIN_STATS);
 }
 
@@ -88,10 +89,11 @@ static size_t confirm_keys(int fd, struct bb_confirm_key *keys, size_t max)
 }
 
 /*
- * stats --by-list: confirm mode's answers for the live filter, by list: every item
- * bloomblock run found listed keeps its list (the key index's source) and counts the
- * packets it dropped since. Exact for the items the confirmed map holds (the
- * BB_CONFIRM_ENTRIES most recently confirmed).
+ * stats --by-list: bloomblock run's answers for the live filter, by list: every item
+ * it found listed keeps its list (the key index's source) and counts the packets that
+ * hit it since (dropped, or flagged in flag mode); in confirm mode the answers decide
+ * the verdicts too, in drop and flag mode they only count. Exact for the items the
+ * confirmed map holds (the BB_CONFIRM_ENTRIES most recently answered).
  */
 static int stats_by_list(const struct bb_instance *inst)
 {
@@ -103,7 +105,8 @@ static int stats_by_list(const struct bb_instance *inst)
 	struct bb_confirm_val v;
 	struct bb_image img;
 	struct bb_stats sum;
-	__u64 fp_items = 0, total_items = 0, total_dropped = 0;
+	__u64 fp_items = 0, fp_hits = 0, total_items = 0, total_dropped = 0;
+	struct bb_confirm_daemon d;
 	size_t n, i;
 	unsigned int s;
 	int ret = BB_EXIT_ERROR;
@@ -116,10 +119,10 @@ static int stats_by_list(const struct bb_instance *inst)
 	}
 	hdr = (const void *)img.blocks;
 	have_index = !bb_state_index(img.blocks, &index);
-	if (!(hdr->flags & BB_HDR_F_CONFIRM)) {
-		pr_err("hits are counted by list in confirm mode (load --mode confirm, with "
-		       "bloomblock run); in %s mode, bloomblock top shows the hits per list of "
-		       "the hit events\n", bb_mode_name(hdr->flags));
+	if (bb_confirm_daemon_pin(bb_opts.pin_dir, &d) || !d.started_ns) {
+		pr_err("hits are counted by list while bloomblock run runs, and it never ran for "
+		       "%s: start it (bloomblock top shows hits per list from the hit events "
+		       "meanwhile)\n", bb_opts.pin_dir);
 		goto out;
 	}
 	if (!have_index) {
@@ -144,8 +147,10 @@ static int stats_by_list(const struct bb_instance *inst)
 	n = confirm_keys(m.unlisted_fd, keys, BB_CONFIRM_ENTRIES + 64);
 	for (i = 0; i < n; i++)
 		if (!bpf_map_lookup_elem(m.unlisted_fd, &keys[i], &v) &&
-		    v.generation == hdr->generation && v.state == BB_CONFIRM_UNLISTED)
+		    v.generation == hdr->generation && v.state == BB_CONFIRM_UNLISTED) {
 			fp_items++;
+			fp_hits += v.hits;
+		}
 	if (bb_opts.json) {
 		json_t *lists = json_array();
 
@@ -153,27 +158,33 @@ static int stats_by_list(const struct bb_instance *inst)
 			json_array_append_new(lists, json_pack("{s:s, s:I, s:I}", "file",
 				bb_index_source(&index, s), "items", (json_int_t)items[s],
 				"dropped", (json_int_t)dropped[s]));
-		bb_json_print(json_pack("{s:I, s:o, s:{s:I, s:I}, s:I, s:I}",
-			"generation", (json_int_t)hdr->generation, "lists", lists,
+		bb_json_print(json_pack("{s:s, s:I, s:s, s:o, s:{s:I, s:I}, s:I, s:I}",
+			"mode", bb_mode_name(hdr->flags),
+			"generation", (json_int_t)hdr->generation,
+			"daemon", bb_confirm_daemon_state(&d, bb_mono_ns()), "lists", lists,
 			"false_positives", "items", (json_int_t)fp_items,
-			"passed", (json_int_t)sum.unlisted,
+			"packets", (json_int_t)fp_hits,
 			"unconfirmed", (json_int_t)sum.unconfirmed,
 			"cache_entries", (json_int_t)BB_CONFIRM_ENTRIES));
 	} else {
-		printf("%-50s %10s %12s\n", "list", "items", "dropped");
+		printf("%-50s %10s %12s\n", "list", "items", hdr->flags & BB_HDR_F_DROP ?
+		       "dropped" : "flagged");
 		for (s = 0; s < index.n_sources; s++)
 			printf("%-50s %10llu %12llu\n", bb_index_source(&index, s),
 			       (unsigned long long)items[s], (unsigned long long)dropped[s]);
 		printf("%-50s %10llu %12llu\n", "(all lists)", (unsigned long long)total_items,
 		       (unsigned long long)total_dropped);
-		printf("%-50s %10llu %12s  (%llu packets passed)\n",
+		printf("%-50s %10llu %12s  (%llu packets %s)\n",
 		       "(false positives: on no list)", (unsigned long long)fp_items, "-",
-		       (unsigned long long)sum.unlisted);
-		printf("%-50s %10s %12s  (%llu packets passed)\n", "(not confirmed yet)", "-", "-",
-		       (unsigned long long)sum.unconfirmed);
-		printf("Items confirmed for this filter (generation %llu), of the %u the confirm "
-		       "maps hold at most; dropped: the packets each dropped once confirmed.\n",
-		       (unsigned long long)hdr->generation, BB_CONFIRM_ENTRIES);
+		       (unsigned long long)fp_hits, hdr->flags & BB_HDR_F_CONFIRM ? "passed" :
+		       hdr->flags & BB_HDR_F_DROP ? "dropped" : "flagged");
+		if (hdr->flags & BB_HDR_F_CONFIRM)
+			printf("%-50s %10s %12s  (%llu packets passed)\n", "(not confirmed yet)",
+			       "-", "-", (unsigned long long)sum.unconfirmed);
+		printf("Items bloomblock run answered for this filter (generation %llu; it is %s), "
+		       "of the %u its maps hold at most; the packets each %s once answered.\n",
+		       (unsigned long long)hdr->generation, bb_confirm_daemon_state(&d, bb_mono_ns()),
+		       BB_CONFIRM_ENTRIES, hdr->flags & BB_HDR_F_DROP ? "dropped" : "flagged");
 	}
 	ret = BB_EXIT_OK;
 out:
@@ -616,6 +627,9 @@ static void status_text(const struct status_view *v)
 	       ": a hit drops once bloomblock run found it on a list" : "");
 	if (hdr->flags & BB_HDR_F_CONFIRM)
 		confirm_text(v);
+	else if (v->have_daemon && !strcmp(bb_confirm_daemon_state(&v->daemon, v->now), "running"))
+		printf("daemon       running (pid %u): counting hits by list (stats --by-list)\n",
+		       v->daemon.pid);
 	{
 		json_t *ld = loaded_json(hdr), *lists = ld ? json_object_get(ld, "lists") : NULL;
 		const char *file = ld ? json_string_value(json_object_get(ld, "filter_file")) : NULL;

@@ -1624,6 +1624,36 @@ static void test_confirm(void)
 			   "drop); a fresh one, a request again", "verdicts %u %u, %d requests",
 			   v1, v2, cf.n);
 	}
+	/* drop mode with the daemon running: every hit drops, and is counted by list */
+	err = confirm_filter(lines, BB_HDR_F_DROP, TABLE_FPR, &list, &idx, &bytes, &view, msg,
+			     sizeof(msg));
+	err = err ?: bb_confirm_beat(&cf.c, false);
+	ring_buffer__consume(rb);
+	cf.n = 0;
+	harness_read_stats(&before);
+	v1 = err ? 0 : confirm_send("192.0.2.10", NULL);
+	v2 = confirm_send("192.0.2.10", NULL);
+	ring_buffer__consume(rb);
+	v3 = confirm_send("192.0.2.10", NULL);
+	harness_read_stats(&after);
+	err = err ?: bpf_map_lookup_elem(cf.c.maps.confirmed_fd, &cf.last.ckey, &val);
+	tap_result(!err && v1 == XDP_DROP && v2 == XDP_DROP && v3 == XDP_DROP && cf.n == 1 &&
+		   cf.answers[0] == 1 && val.hits == 1 && val.line == 1 &&
+		   after.unconfirmed == before.unconfirmed && after.dropped - before.dropped == 3,
+		   "drop mode, the daemon running: every hit dropped; asked once, answered, "
+		   "the hits after the answer counted on its entry (stats --by-list)",
+		   "err %d, verdicts %u %u %u, %d requests, hits %llu", err, v1, v2, v3, cf.n,
+		   (unsigned long long)val.hits);
+	err = bb_confirm_beat(&cf.c, true);
+	cf.n = 0;
+	v1 = err ? 0 : confirm_send("2001:db8::10", NULL);
+	ring_buffer__consume(rb);
+	tap_result(!err && v1 == XDP_DROP && cf.n == 0,
+		   "drop mode, no daemon: dropped, nothing asked", "verdict %u, %d requests", v1,
+		   cf.n);
+	err = bb_confirm_beat(&cf.c, false);
+	tap_result(!err, "the daemon beats again", "%d", err);
+
 	/* a request of a filter no longer live is not answered */
 	{
 		struct bb_confirm_req old = cf.last;

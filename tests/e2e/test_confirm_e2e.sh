@@ -162,12 +162,27 @@ kill -TERM "$daemon"
 wait "$daemon"
 check_eq "... and it stops cleanly again" "$?" 0
 
-run bb load "$LIST" --mode drop
+# ---- drop mode with the daemon: hits counted by list, dropped from the first packet -----------
+run bb load "$LIST" --mode drop --seed 7 --fp 0.3
 check_rc "reload --mode drop exits 0" 0
-run bb stats --by-list
-check_rc "stats --by-list in drop mode exits 1" 1
-check_match "... saying it counts in confirm mode, top shows hits per list" \
-	'counted by list in confirm mode.*bloomblock top' "$err"
+start_daemon
+check_eq "bloomblock run starts on a drop-mode filter" "$?" 0
+check_match "... saying it counts by list there" 'drop mode: its hits are counted by list' \
+	"$(cat "$BB_TMP/run.log")"
+blocked_tx=0
+expect_blocked "drop mode: listed 2001:db8:51::2 dropped from its first packet" 2001:db8:51::2 $V6
+expect_blocked "... and again" 2001:db8:51::2 $V6
+expect_blocked "drop mode: the false positive is dropped (no confirmation in this mode)" "$fp" $V6
+run bb -j stats --by-list
+check_rc "stats --by-list in drop mode exits 0" 0
+check_eq "... one item of the list, the packets that hit it once answered counted" \
+	"$(jq -r ".lists[] | select(.file == \"$LIST\") | [.items, (.dropped >= 1)] | join(\" \")" <<<"$out" 2>&1)" "1 true"
+check_eq "... and the false positive on no list" "$(jq -r '.false_positives.items' <<<"$out")" 1
+check_match "status: the daemon counting hits by list" '^daemon +running \(pid [0-9]+\): counting hits by list' \
+	"$(bb status)"
+kill -TERM "$daemon"
+wait "$daemon"
+check_eq "... it stops cleanly" "$?" 0
 
 # ---- nothing to serve ------------------------------------------------------------------------
 run timeout 10 "$BB" --pin-dir "/sys/fs/bpf/$BB_TAG-none" run
