@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,13 +70,16 @@ static int open_instance(struct bb_instance *inst)
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock stats [--by-list]\n"
+		"Usage: bloomblock stats [--by-list | --watch SEC [--count N]]\n"
 		"\n"
 		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
 		"  bpftool map dump pinned %s/%s\n"
 		"  --by-list   while bloomblock run runs (any mode): the items that hit and the\n"
 		"              packets they dropped (or flagged), by the list that holds them,\n"
-		"              and the false positives\n",
+		"              and the false positives\n"
+		"  --watch SEC every SEC seconds, each counter's total and its rate a second\n"
+		"              over the interval (-j: one JSON object a line an interval),\n"
+		"              until Ctrl-C or --count N intervals\n",
 		bb_opts.pin_dir, BB_PIN_STATS);
 }
 
@@ -196,6 +201,98 @@ out:
 	return ret;
 }
 
+static volatile sig_atomic_t watch_stop;
+
+static void watch_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/*
+ * stats --watch: the counters every interval, with their rates over it. On a
+ * terminal the table is redrawn in place; piped, one block (or JSON line) an
+ * interval. The rates are over the time measured between two reads, not the one
+ * asked for.
+ */
+static int stats_watch(const struct bb_instance *inst, double interval, long count)
+{
+	const size_t n = sizeof(counters) / sizeof(counters[0]);
+	struct sigaction sa = { .sa_handler = watch_signal };
+	struct bb_stats prev, now;
+	bool tty = isatty(STDOUT_FILENO) && !bb_opts.json;
+	__u64 t_prev, t_now;
+	size_t i, width = 0;
+	long done = 0;
+	int err;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < n; i++)
+		if (strlen(counters[i].name) > width)
+			width = strlen(counters[i].name);
+	err = bb_stats_read(inst, &prev);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return BB_EXIT_ERROR;
+	}
+	t_prev = bb_mono_ns();
+	while (!watch_stop && (!count || done < count)) {
+		struct timespec ts = { (time_t)interval,
+				       (long)((interval - (double)(time_t)interval) * 1e9) };
+		double secs;
+
+		if (nanosleep(&ts, NULL) && watch_stop)
+			break;
+		err = bb_stats_read(inst, &now);
+		if (err) {
+			pr_err("cannot read the counters: %s\n", strerror(-err));
+			return BB_EXIT_ERROR;
+		}
+		t_now = bb_mono_ns();
+		secs = (double)(t_now - t_prev) / 1e9;
+		if (bb_opts.json) {
+			json_t *totals = json_object(), *rates = json_object();
+
+			for (i = 0; i < n; i++) {
+				__u64 a = *(__u64 *)((char *)&prev + counters[i].offset);
+				__u64 b = *(__u64 *)((char *)&now + counters[i].offset);
+
+				json_object_set_new(totals, counters[i].name, json_integer((json_int_t)b));
+				json_object_set_new(rates, counters[i].name,
+						    json_real(b >= a && secs > 0 ? (double)(b - a) / secs : 0));
+			}
+			json_t *j = json_pack("{s:f, s:o, s:o}", "interval_s", secs, "totals", totals,
+					      "per_second", rates);
+
+			json_dumpf(j, stdout, JSON_COMPACT);
+			json_decref(j);
+			putchar('\n');
+		} else {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			printf("%-*s %15s %12s   (over %.2f s; Ctrl-C stops)\n", (int)width, "counter",
+			       "total", "per second", secs);
+			for (i = 0; i < n; i++) {
+				__u64 a = *(__u64 *)((char *)&prev + counters[i].offset);
+				__u64 b = *(__u64 *)((char *)&now + counters[i].offset);
+
+				printf("%-*s %15llu %12.1f\n", (int)width, counters[i].name,
+				       (unsigned long long)b,
+				       b >= a && secs > 0 ? (double)(b - a) / secs : 0.0);
+			}
+			if (!tty)
+				putchar('\n');
+		}
+		fflush(stdout);
+		prev = now;
+		t_prev = t_now;
+		done++;
+	}
+	return BB_EXIT_OK;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	struct bb_instance inst;
@@ -205,10 +302,15 @@ int cmd_stats(int argc, char **argv)
 
 	static const struct option long_opts[] = {
 		{ "by-list", no_argument, NULL, 'l' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	bool by_list = false;
+	double watch = 0;
+	long count = 0;
+	char *end;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
@@ -216,17 +318,33 @@ int cmd_stats(int argc, char **argv)
 			by_list = true;
 			continue;
 		}
+		if (opt == 'w') {
+			watch = strtod(optarg, &end);
+			if (*end || !(watch >= 0.1 && watch <= 86400)) {
+				pr_err("--watch: seconds from 0.1 to 86400, not %s\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			continue;
+		}
+		if (opt == 'n') {
+			count = strtol(optarg, &end, 10);
+			if (*end || count <= 0) {
+				pr_err("--count: a number above 0, not %s\n", optarg);
+				return BB_EXIT_USAGE;
+			}
+			continue;
+		}
 		stats_usage(opt == 'h' ? stdout : stderr);
 		return opt == 'h' ? BB_EXIT_OK : BB_EXIT_USAGE;
 	}
-	if (optind != argc) {
+	if (optind != argc || (by_list && watch) || (count && !watch)) {
 		stats_usage(stderr);
 		return BB_EXIT_USAGE;
 	}
 	if (open_instance(&inst))
 		return BB_EXIT_ERROR;
-	if (by_list) {
-		err = stats_by_list(&inst);
+	if (by_list || watch) {
+		err = by_list ? stats_by_list(&inst) : stats_watch(&inst, watch, count);
 		bb_instance_close(&inst);
 		return err;
 	}

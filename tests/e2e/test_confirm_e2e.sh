@@ -184,6 +184,31 @@ kill -TERM "$daemon"
 wait "$daemon"
 check_eq "... it stops cleanly" "$?" 0
 
+# ---- stats --watch: the rates match the traffic sent ------------------------------------------
+bb -j stats --watch 1 --count 6 >"$BB_TMP/watch.json" 2>&1 &
+watch=$!
+sleep 0.3
+ping_from 198.51.100.2 $V4 10 0.2 || true
+sent=$ping_tx
+wait "$watch"
+check_eq "stats --watch 1 --count 6 -j exits 0 after 6 intervals" "$?" 0
+check_eq "... one JSON object an interval" "$(grep -c . "$BB_TMP/watch.json")" 6
+check_eq "... the IPv4 hits' rates over the intervals add up to the pings sent ($sent)" \
+	"$(jq -s "map(.per_second.ip4_hits * .interval_s) | add | . + 0.5 | floor" "$BB_TMP/watch.json" 2>&1)" "$sent"
+check_eq "... and the totals rise by as much" \
+	"$(jq -s '(.[-1].totals.ip4_hits - .[0].totals.ip4_hits + (.[0].per_second.ip4_hits * .[0].interval_s)) | . + 0.5 | floor' "$BB_TMP/watch.json" 2>&1)" "$sent"
+# not through bb(): timeout(1) turns a SIGINT into its own exit status 124
+nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" stats --watch 0.2 \
+	>"$BB_TMP/watch.txt" 2>&1 &
+watch=$!
+sleep 1
+kill -INT "$watch"
+wait "$watch"
+check_eq "stats --watch (text) exits 0 on Ctrl-C (SIGINT)" "$?" 0
+check_match "... a table of totals and rates a second" '^dropped +[0-9]+ +[0-9.]+$' "$(cat "$BB_TMP/watch.txt")"
+run bb stats --watch 0
+check_rc "stats --watch 0 is refused" 2
+
 # ---- nothing to serve ------------------------------------------------------------------------
 run timeout 10 "$BB" --pin-dir "/sys/fs/bpf/$BB_TAG-none" run
 check_rc "run with nothing loaded exits 2" 2
