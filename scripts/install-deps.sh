@@ -11,6 +11,7 @@ packages=(
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
 	jq util-linux dnsmasq-base busybox gzip xz-utils zstd tcpdump
+	prometheus	# promtool checks the metrics bloomblock prints
 )
 
 if [ "$(id -u)" -ne 0 ]; then

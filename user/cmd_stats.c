@@ -16,6 +16,7 @@
 #include "confirm.h"
 #include "filter.h"
 #include "guard.h"
+#include "metrics.h"
 #include "pins.h"
 #include "state.h"
 
@@ -70,27 +71,19 @@ static int open_instance(struct bb_instance *inst)
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock stats [--by-list | --watch SEC [--count N]]\n"
+		"Usage: bloomblock stats [--by-list | --prometheus | --watch SEC [--count N]]\n"
 		"\n"
 		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
 		"  bpftool map dump pinned %s/%s\n"
 		"  --by-list   while bloomblock run runs (any mode): the items that hit and the\n"
 		"              packets they dropped (or flagged), by the list that holds them,\n"
 		"              and the false positives\n"
+		"  --prometheus the same numbers and the filter's, in Prometheus's text format\n"
+		"              (node_exporter's textfile collector reads it)\n"
 		"  --watch SEC every SEC seconds, each counter's total and its rate a second\n"
 		"              over the interval (-j: one JSON object a line an interval),\n"
 		"              until Ctrl-C or --count N intervals\n",
 		bb_opts.pin_dir, BB_PIN_STATS);
-}
-
-/* The keys of a confirm map, walked first and read after: a walk from the start. */
-static size_t confirm_keys(int fd, struct bb_confirm_key *keys, size_t max)
-{
-	size_t n = 0;
-
-	while (n < max && !bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]))
-		n++;
-	return n;
 }
 
 /*
@@ -102,23 +95,18 @@ static size_t confirm_keys(int fd, struct bb_confirm_key *keys, size_t max)
  */
 static int stats_by_list(const struct bb_instance *inst)
 {
-	static __u64 items[BB_INDEX_MAX_SOURCES], dropped[BB_INDEX_MAX_SOURCES];
-	struct bb_confirm_key *keys = calloc(BB_CONFIRM_ENTRIES + 64, sizeof(*keys));
+	static struct bb_by_list bl;
 	struct bb_confirm_maps m = { -1, -1, -1, -1 };
 	const struct bb_header *hdr;
 	struct bb_index_view index;
-	struct bb_confirm_val v;
 	struct bb_image img;
 	struct bb_stats sum;
-	__u64 fp_items = 0, fp_hits = 0, total_items = 0, total_dropped = 0;
 	struct bb_confirm_daemon d;
-	size_t n, i;
 	unsigned int s;
 	int ret = BB_EXIT_ERROR;
 	bool have_index;
 
-	if (!keys || bb_image_open(inst, &img)) {
-		free(keys);
+	if (bb_image_open(inst, &img)) {
 		pr_err("cannot read the live filter\n");
 		return BB_EXIT_ERROR;
 	}
@@ -135,40 +123,22 @@ static int stats_by_list(const struct bb_instance *inst)
 		       bb_state_dir());
 		goto out;
 	}
-	if (bb_confirm_maps_open(bb_opts.pin_dir, &m) || bb_stats_read(inst, &sum))
+	if (bb_confirm_maps_open(bb_opts.pin_dir, &m) || bb_stats_read(inst, &sum) ||
+	    bb_confirm_by_list(&m, hdr->generation, &bl))
 		goto out;
-	memset(items, 0, sizeof(items));
-	memset(dropped, 0, sizeof(dropped));
-	n = confirm_keys(m.confirmed_fd, keys, BB_CONFIRM_ENTRIES + 64);
-	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(m.confirmed_fd, &keys[i], &v) ||
-		    v.generation != hdr->generation || v.src >= BB_INDEX_MAX_SOURCES)
-			continue;
-		items[v.src]++;
-		dropped[v.src] += v.hits;
-		total_items++;
-		total_dropped += v.hits;
-	}
-	n = confirm_keys(m.unlisted_fd, keys, BB_CONFIRM_ENTRIES + 64);
-	for (i = 0; i < n; i++)
-		if (!bpf_map_lookup_elem(m.unlisted_fd, &keys[i], &v) &&
-		    v.generation == hdr->generation && v.state == BB_CONFIRM_UNLISTED) {
-			fp_items++;
-			fp_hits += v.hits;
-		}
 	if (bb_opts.json) {
 		json_t *lists = json_array();
 
 		for (s = 0; s < index.n_sources; s++)
 			json_array_append_new(lists, json_pack("{s:s, s:I, s:I}", "file",
-				bb_index_source(&index, s), "items", (json_int_t)items[s],
-				"dropped", (json_int_t)dropped[s]));
+				bb_index_source(&index, s), "items", (json_int_t)bl.items[s],
+				"dropped", (json_int_t)bl.hits[s]));
 		bb_json_print(json_pack("{s:s, s:I, s:s, s:o, s:{s:I, s:I}, s:I, s:I}",
 			"mode", bb_mode_name(hdr->flags),
 			"generation", (json_int_t)hdr->generation,
 			"daemon", bb_confirm_daemon_state(&d, bb_mono_ns()), "lists", lists,
-			"false_positives", "items", (json_int_t)fp_items,
-			"packets", (json_int_t)fp_hits,
+			"false_positives", "items", (json_int_t)bl.fp_items,
+			"packets", (json_int_t)bl.fp_hits,
 			"unconfirmed", (json_int_t)sum.unconfirmed,
 			"cache_entries", (json_int_t)BB_CONFIRM_ENTRIES));
 	} else {
@@ -176,12 +146,12 @@ static int stats_by_list(const struct bb_instance *inst)
 		       "dropped" : "flagged");
 		for (s = 0; s < index.n_sources; s++)
 			printf("%-50s %10llu %12llu\n", bb_index_source(&index, s),
-			       (unsigned long long)items[s], (unsigned long long)dropped[s]);
-		printf("%-50s %10llu %12llu\n", "(all lists)", (unsigned long long)total_items,
-		       (unsigned long long)total_dropped);
+			       (unsigned long long)bl.items[s], (unsigned long long)bl.hits[s]);
+		printf("%-50s %10llu %12llu\n", "(all lists)", (unsigned long long)bl.total_items,
+		       (unsigned long long)bl.total_hits);
 		printf("%-50s %10llu %12s  (%llu packets %s)\n",
-		       "(false positives: on no list)", (unsigned long long)fp_items, "-",
-		       (unsigned long long)fp_hits, hdr->flags & BB_HDR_F_CONFIRM ? "passed" :
+		       "(false positives: on no list)", (unsigned long long)bl.fp_items, "-",
+		       (unsigned long long)bl.fp_hits, hdr->flags & BB_HDR_F_CONFIRM ? "passed" :
 		       hdr->flags & BB_HDR_F_DROP ? "dropped" : "flagged");
 		if (hdr->flags & BB_HDR_F_CONFIRM)
 			printf("%-50s %10s %12s  (%llu packets passed)\n", "(not confirmed yet)",
@@ -197,7 +167,6 @@ out:
 	if (have_index)
 		bb_index_close(&index);
 	bb_image_close(&img);
-	free(keys);
 	return ret;
 }
 
@@ -302,12 +271,13 @@ int cmd_stats(int argc, char **argv)
 
 	static const struct option long_opts[] = {
 		{ "by-list", no_argument, NULL, 'l' },
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool by_list = false;
+	bool by_list = false, prometheus = false;
 	double watch = 0;
 	long count = 0;
 	char *end;
@@ -316,6 +286,10 @@ int cmd_stats(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		if (opt == 'l') {
 			by_list = true;
+			continue;
+		}
+		if (opt == 'P') {
+			prometheus = true;
 			continue;
 		}
 		if (opt == 'w') {
@@ -337,12 +311,19 @@ int cmd_stats(int argc, char **argv)
 		stats_usage(opt == 'h' ? stdout : stderr);
 		return opt == 'h' ? BB_EXIT_OK : BB_EXIT_USAGE;
 	}
-	if (optind != argc || (by_list && watch) || (count && !watch)) {
+	if (optind != argc || by_list + prometheus + (watch > 0) > 1 || (count && !watch)) {
 		stats_usage(stderr);
 		return BB_EXIT_USAGE;
 	}
 	if (open_instance(&inst))
 		return BB_EXIT_ERROR;
+	if (prometheus) {
+		err = bb_metrics_write(stdout, &inst);
+		bb_instance_close(&inst);
+		if (err)
+			pr_err("cannot read the instance's numbers: %s\n", strerror(-err));
+		return err ? BB_EXIT_ERROR : BB_EXIT_OK;
+	}
 	if (by_list || watch) {
 		err = by_list ? stats_by_list(&inst) : stats_watch(&inst, watch, count);
 		bb_instance_close(&inst);

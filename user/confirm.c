@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,6 +256,48 @@ int bb_confirm_beat(struct bb_confirmer *c, bool stopping)
 	c->tally.pid = (__u32)getpid();
 	c->tally.alive_ns = stopping ? 0 : now;
 	return bpf_map_update_elem(c->maps.daemon_fd, &zero, &c->tally, BPF_ANY) ? -errno : 0;
+}
+
+/* The keys of a map, walked first and read after: a walk from the start after each. */
+static size_t map_keys(int fd, struct bb_confirm_key *keys, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && !bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]))
+		n++;
+	return n;
+}
+
+int bb_confirm_by_list(const struct bb_confirm_maps *m, __u64 generation, struct bb_by_list *out)
+{
+	const size_t max = BB_CONFIRM_ENTRIES + 64;
+	struct bb_confirm_key *keys = calloc(max, sizeof(*keys));
+	struct bb_confirm_val v;
+	size_t n, i;
+
+	_Static_assert(BB_INDEX_MAX_SOURCES == 256, "bb_by_list holds 256 sources");
+	memset(out, 0, sizeof(*out));
+	if (!keys)
+		return -ENOMEM;
+	n = map_keys(m->confirmed_fd, keys, max);
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(m->confirmed_fd, &keys[i], &v) ||
+		    v.generation != generation || v.src >= BB_INDEX_MAX_SOURCES)
+			continue;
+		out->items[v.src]++;
+		out->hits[v.src] += v.hits;
+		out->total_items++;
+		out->total_hits += v.hits;
+	}
+	n = map_keys(m->unlisted_fd, keys, max);
+	for (i = 0; i < n; i++)
+		if (!bpf_map_lookup_elem(m->unlisted_fd, &keys[i], &v) &&
+		    v.generation == generation && v.state == BB_CONFIRM_UNLISTED) {
+			out->fp_items++;
+			out->fp_hits += v.hits;
+		}
+	free(keys);
+	return 0;
 }
 
 void bb_confirmer_close(struct bb_confirmer *c)

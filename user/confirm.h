@@ -68,6 +68,16 @@ int bb_confirm_answer(struct bb_confirmer *c, const struct bb_confirm_req *req);
 /* The heartbeat: the tallies and now into the daemon's element (alive_ns 0: stopped). */
 int bb_confirm_beat(struct bb_confirmer *c, bool stopping);
 
+/* The answers for the filter of one generation, summed by the index source they hold. */
+struct bb_by_list {
+	__u64 items[256], hits[256];	/* BB_INDEX_MAX_SOURCES: listed items, their hits */
+	__u64 total_items, total_hits;
+	__u64 fp_items, fp_hits;	/* answered unlisted: false positives */
+};
+
+/* m's confirmed and unlisted entries of generation into out: 0, or -errno. */
+int bb_confirm_by_list(const struct bb_confirm_maps *m, __u64 generation, struct bb_by_list *out);
+
 /* What the confirmer opened. */
 void bb_confirmer_close(struct bb_confirmer *c);
 

@@ -180,6 +180,27 @@ check_eq "... one item of the list, the packets that hit it once answered counte
 check_eq "... and the false positive on no list" "$(jq -r '.false_positives.items' <<<"$out")" 1
 check_match "status: the daemon counting hits by list" '^daemon +running \(pid [0-9]+\): counting hits by list' \
 	"$(bb status)"
+
+# ---- stats --prometheus: the same numbers as Prometheus reads them ------------------------------
+run bb stats --prometheus
+check_rc "stats --prometheus exits 0" 0
+prom=$out
+check_eq "... bloomblock_ip4_hits_total is stats' ip4_hits" \
+	"$(sed -n 's/^bloomblock_ip4_hits_total \([0-9]*\)$/\1/p' <<<"$prom")" "$(bb_stat ip4_hits)"
+check_match "... with its HELP and TYPE lines" '^# TYPE bloomblock_dropped_total counter$' "$prom"
+check_match "... the hits by kind" '^bloomblock_hits_total\{kind="ipv6_source"\} [1-9][0-9]*$' "$prom"
+check_match "... the mode, the attachment" '^bloomblock_filter_info\{mode="drop"\} 1$' "$prom"
+check_match "... the attachment" '^bloomblock_attached_info\{interface="bbd0",hook="xdp",xdp_mode="[a-z]+"\} 1$' "$prom"
+check_match "... the daemon up" '^bloomblock_daemon_up 1$' "$prom"
+check_match "... the list's items, labelled by list" "^bloomblock_list_items\\{list=\"${LIST//./\\.}\"\\} 1\$" "$prom"
+check_match "... the filter's generation" '^bloomblock_filter_generation [0-9]+$' "$prom"
+if command -v promtool >/dev/null; then
+	run_stdin "$prom" promtool check metrics
+	check_rc "promtool check metrics passes on it" 0
+	diag "$err"
+else
+	tap_skip "promtool check metrics" "promtool not installed (scripts/install-deps.sh installs Debian's prometheus)"
+fi
 kill -TERM "$daemon"
 wait "$daemon"
 check_eq "... it stops cleanly" "$?" 0

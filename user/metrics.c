@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The instance's numbers in Prometheus's text exposition format (version 0.0.4):
+ * what `stats --prometheus` prints for node_exporter's textfile collector, and what
+ * the daemon's /metrics will serve. Every name starts bloomblock_; counters end
+ * _total; every family has its HELP and TYPE lines.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "attach.h"
+#include "common.h"
+#include "confirm.h"
+#include "filter.h"
+#include "metrics.h"
+#include "pins.h"
+#include "state.h"
+
+static const struct {
+	const char *name, *help;
+	size_t offset;
+} counters[] = {
+#define BB_METRIC_ROW(field, text) { #field, text, offsetof(struct bb_stats, field) },
+	BB_STATS_FIELDS(BB_METRIC_ROW)
+#undef BB_METRIC_ROW
+};
+
+/* A label value or HELP text, escaped as the format wants (\\, \n; and \" in labels). */
+static void put_escaped(FILE *f, const char *s, bool label)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (label && *s == '"')
+			fputs("\\\"", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s ", name);
+	put_escaped(f, help, false);
+	fprintf(f, "\n# TYPE %s %s\n", name, type);
+}
+
+#define STAT(s, field) ((unsigned long long)(s)->field)
+
+/* The hits by what was checked: one family with a kind label. */
+static void hits_by_kind(FILE *f, const struct bb_stats *s)
+{
+	const struct {
+		const char *kind;
+		unsigned long long n;
+	} rows[] = {
+		{ "ipv4_source", STAT(s, ip4_hits) }, { "ipv6_source", STAT(s, ip6_hits) },
+		{ "destination", STAT(s, ip_dst_hits) }, { "dns", STAT(s, dns_hits) },
+		{ "sni", STAT(s, tls_hits) }, { "host", STAT(s, http_hits) },
+		{ "url", STAT(s, url_hits) },
+	};
+	size_t i;
+
+	family(f, "bloomblock_hits_total", "counter",
+	       "Bloom filter hits (maybe listed), by what was checked");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		fprintf(f, "bloomblock_hits_total{kind=\"%s\"} %llu\n", rows[i].kind, rows[i].n);
+}
+
+static void by_list(FILE *f, const struct bb_header *hdr, const struct bb_index_view *index)
+{
+	static struct bb_by_list bl;
+	struct bb_confirm_maps m = { -1, -1, -1, -1 };
+	unsigned int s;
+
+	if (!index->map)
+		return;
+	if (bb_confirm_maps_open(bb_opts.pin_dir, &m))
+		return;
+	if (!bb_confirm_by_list(&m, hdr->generation, &bl)) {
+		family(f, "bloomblock_list_items", "gauge",
+		       "items of a list that hit since bloomblock run answered for them");
+		for (s = 0; s < index->n_sources; s++) {
+			fputs("bloomblock_list_items{list=\"", f);
+			put_escaped(f, bb_index_source(index, s), true);
+			fprintf(f, "\"} %llu\n", (unsigned long long)bl.items[s]);
+		}
+		family(f, "bloomblock_list_hits_total", "counter",
+		       "packets that hit a list's items once answered (dropped, or flagged)");
+		for (s = 0; s < index->n_sources; s++) {
+			fputs("bloomblock_list_hits_total{list=\"", f);
+			put_escaped(f, bb_index_source(index, s), true);
+			fprintf(f, "\"} %llu\n", (unsigned long long)bl.hits[s]);
+		}
+		family(f, "bloomblock_false_positive_items", "gauge",
+		       "items the filter matched that no list holds, as answered");
+		fprintf(f, "bloomblock_false_positive_items %llu\n",
+			(unsigned long long)bl.fp_items);
+		family(f, "bloomblock_false_positive_hits_total", "counter",
+		       "packets of those items once answered");
+		fprintf(f, "bloomblock_false_positive_hits_total %llu\n",
+			(unsigned long long)bl.fp_hits);
+	}
+	bb_confirm_maps_close(&m);
+}
+
+int bb_metrics_write(FILE *f, const struct bb_instance *inst)
+{
+	struct bb_attachment att[64];
+	const struct bb_allow_header *ah = NULL;
+	const struct bb_header *hdr;
+	struct bb_confirm_daemon d;
+	struct bb_index_view index;
+	struct bb_image img;
+	struct bb_stats s;
+	char path[512];
+	json_t *loaded;
+	size_t i;
+	int n, err;
+
+	err = bb_stats_read(inst, &s);
+	if (err)
+		return err;
+	err = bb_image_open(inst, &img);
+	if (err)
+		return err;
+	hdr = (const void *)img.blocks;
+	if (hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
+	    BB_BLOCK_BYTES <= img.map_size)
+		ah = (const void *)&img.blocks[bb_allow_index(hdr->nblocks)];
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "bloomblock_%s_total", counters[i].name);
+		family(f, name, "counter", counters[i].help);
+		fprintf(f, "%s %llu\n", name,
+			(unsigned long long)*(const __u64 *)((const char *)&s + counters[i].offset));
+	}
+	hits_by_kind(f, &s);
+
+	family(f, "bloomblock_attached_info", "gauge",
+	       "an interface and hook the instance's program is attached to");
+	n = bb_attachments(bb_opts.pin_dir, att, 64);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
+		fputs("bloomblock_attached_info{interface=\"", f);
+		put_escaped(f, att[i].ifname, true);
+		fprintf(f, "\",hook=\"%s\",xdp_mode=\"%s\"} 1\n", bb_hook_name(att[i].hook),
+			att[i].hook == BB_HOOK_XDP ? bb_xdp_mode_name(att[i].mode) : "none");
+	}
+	family(f, "bloomblock_filter_info", "gauge", "the live filter's mode");
+	fprintf(f, "bloomblock_filter_info{mode=\"%s\"} 1\n", bb_mode_name(hdr->flags));
+	family(f, "bloomblock_filter_keys", "gauge", "keys in the live filter");
+	fprintf(f, "bloomblock_filter_keys %llu\n", (unsigned long long)hdr->items);
+	family(f, "bloomblock_filter_bytes", "gauge", "bytes of the live filter map");
+	fprintf(f, "bloomblock_filter_bytes %zu\n", img.map_size);
+	family(f, "bloomblock_filter_generation", "gauge",
+	       "the live filter's generation: one more on every load");
+	fprintf(f, "bloomblock_filter_generation %llu\n", (unsigned long long)hdr->generation);
+	family(f, "bloomblock_filter_fpr_estimated", "gauge",
+	       "false-positive rate of one key lookup, predicted from keys and size");
+	fprintf(f, "bloomblock_filter_fpr_estimated %.6g\n",
+		bb_blocked_fpr(hdr->items, hdr->nblocks, hdr->k));
+	family(f, "bloomblock_filter_fpr_from_fill", "gauge",
+	       "false-positive rate of one key lookup, from the bits set");
+	fprintf(f, "bloomblock_filter_fpr_from_fill %.6g\n", bb_image_key_fpr(img.blocks));
+	family(f, "bloomblock_allowlist_keys", "gauge", "keys in the live filter's allowlist");
+	fprintf(f, "bloomblock_allowlist_keys %llu\n", ah ? (unsigned long long)ah->items : 0ULL);
+	if (!bb_state_path(path, sizeof(path), BB_STATE_LOADED) &&
+	    (loaded = json_load_file(path, 0, NULL))) {
+		if (json_integer_value(json_object_get(loaded, "generation")) ==
+		    (json_int_t)hdr->generation) {
+			family(f, "bloomblock_last_load_timestamp_seconds", "gauge",
+			       "when the live filter was loaded (Unix time)");
+			fprintf(f, "bloomblock_last_load_timestamp_seconds %lld\n",
+				(long long)json_integer_value(json_object_get(loaded, "time")));
+		}
+		json_decref(loaded);
+	}
+	family(f, "bloomblock_daemon_up", "gauge",
+	       "1 while bloomblock run beats its heartbeat for the instance");
+	fprintf(f, "bloomblock_daemon_up %d\n", !bb_confirm_daemon_pin(bb_opts.pin_dir, &d) &&
+		bb_confirm_alive(&d, bb_mono_ns()));
+	if (!bb_state_index(img.blocks, &index)) {
+		by_list(f, hdr, &index);
+		bb_index_close(&index);
+	}
+	bb_image_close(&img);
+	return ferror(f) ? -EIO : 0;
+}
