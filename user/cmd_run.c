@@ -7,6 +7,7 @@
  * mode the same answers only count hits by list (stats --by-list). In the foreground,
  * logs on stderr with syslog priorities; SIGTERM and SIGINT stop it cleanly.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,9 +18,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <microhttpd.h>
 
 #include "common.h"
 #include "confirm.h"
+#include "metrics.h"
 #include "pins.h"
 #include "state.h"
 
@@ -35,7 +38,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock run [-v] [--pin-dir DIR] [--state-dir DIR]\n"
+		"Usage: bloomblock run [-v] [--metrics ADDR:PORT] [--pin-dir DIR] [--state-dir DIR]\n"
 		"\n"
 		"Serve the instance load made, in the foreground, until SIGTERM or SIGINT. In\n"
 		"confirm mode (load --mode confirm) it confirms each hit against the key index:\n"
@@ -43,7 +46,10 @@ static void usage(FILE *out)
 		"more events. While it is not running, hits nothing confirmed yet pass (or drop:\n"
 		"load --daemon-down drop); status says which. In every mode it attributes hits\n"
 		"to their lists for stats --by-list. One run an instance.\n"
-		"  -v, --verbose   log every answer\n");
+		"  -v, --verbose   log every answer\n"
+		"      --metrics ADDR:PORT  serve GET /metrics (Prometheus's text format, as\n"
+		"                  stats --prometheus prints it) there; an IPv6 address in\n"
+		"                  brackets. Default: none\n");
 }
 
 struct serve {
@@ -51,6 +57,81 @@ struct serve {
 	unsigned long answered, errors;
 	int last_err;
 };
+
+/* GET /metrics: the instance's numbers, made fresh for each scrape. */
+static enum MHD_Result on_http(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *data,
+			       size_t *size, void **state)
+{
+	const struct bb_instance *inst = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	unsigned int code = MHD_HTTP_OK;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)version;
+	(void)data;
+	(void)size;
+	(void)state;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+		body = strdup("GET /metrics\n");
+	} else if (strcmp(url, "/metrics")) {
+		code = MHD_HTTP_NOT_FOUND;
+		body = strdup("bloomblock serves /metrics\n");
+	} else {
+		f = open_memstream(&body, &len);
+		if (!f || bb_metrics_write(f, inst))
+			code = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		if (f)
+			fclose(f);
+	}
+	len = body ? strlen(body) : 0;
+	resp = MHD_create_response_from_buffer(len, body ? body : (char *)"", body ?
+					       MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* --metrics ADDR:PORT ([v6]:PORT) into a socket address. 0, or -EINVAL (said). */
+static int metrics_addr(const char *arg, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	char host[INET6_ADDRSTRLEN + 2], *end;
+	const char *colon = strrchr(arg, ':');
+	unsigned long port;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	port = colon ? strtoul(colon + 1, &end, 10) : 0;
+	hl = colon ? (size_t)(colon - arg) : 0;
+	if (!colon || *end || !port || port > 65535 || !hl || hl >= sizeof(host))
+		goto bad;
+	memcpy(host, arg, hl);
+	host[hl] = '\0';
+	if (host[0] == '[' && host[hl - 1] == ']') {
+		host[hl - 1] = '\0';
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((__u16)port);
+		if (inet_pton(AF_INET6, host + 1, &v6->sin6_addr) == 1)
+			return 0;
+	} else {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((__u16)port);
+		if (inet_pton(AF_INET, host, &v4->sin_addr) == 1)
+			return 0;
+	}
+bad:
+	pr_err("--metrics: ADDR:PORT wanted (127.0.0.1:9420, [::1]:9420), not %s\n", arg);
+	return -EINVAL;
+}
 
 static int on_request(void *ctx, void *data, size_t size)
 {
@@ -127,9 +208,13 @@ int cmd_run(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sockaddr_storage maddr;
+	const char *metrics = NULL;
+	struct MHD_Daemon *http = NULL;
 	struct serve s = { 0 };
 	struct bb_instance inst;
 	struct ring_buffer *rb = NULL;
@@ -141,6 +226,11 @@ int cmd_run(int argc, char **argv)
 		switch (opt) {
 		case 'v':
 			s.c.verbose = true;
+			break;
+		case 'm':
+			metrics = optarg;
+			if (metrics_addr(optarg, &maddr))
+				return BB_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -184,6 +274,19 @@ int cmd_run(int argc, char **argv)
 		pr_err("cannot write the heartbeat: %s\n", strerror(-err));
 		goto out;
 	}
+	if (metrics) {
+		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+					(maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+					0, NULL, NULL, on_http, &inst,
+					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&maddr,
+					MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+		if (!http) {
+			pr_err("--metrics %s: cannot serve there: %s\n", metrics, strerror(errno));
+			bb_confirm_beat(&s.c, true);
+			goto out;
+		}
+		pr_info("serving /metrics on http://%s/metrics\n", metrics);
+	}
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
@@ -216,6 +319,8 @@ int cmd_run(int argc, char **argv)
 		(unsigned long long)s.c.tally.unlisted, (unsigned long long)s.c.tally.stale,
 		s.errors);
 out:
+	if (http)
+		MHD_stop_daemon(http);
 	ring_buffer__free(rb);
 	bb_confirmer_close(&s.c);
 	bb_confirm_maps_close(&s.c.maps);

@@ -27,10 +27,10 @@ LIST=$BB_TMP/confirm.txt
 dig_from() { in_src timeout 5 dig @"$V4" -b "$1" "$2" +tries=1 +time=1 >/dev/null 2>&1; }
 
 daemon=''
-# start_daemon: bloomblock run in the background, its log in run.log; waits until it serves
+# start_daemon [ARGS]: bloomblock run in the background, its log in run.log; waits until it serves
 start_daemon() {
 	: >"$BB_TMP/run.log"
-	timeout 300 nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" run -v \
+	timeout 300 nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" run -v "$@" \
 		>"$BB_TMP/run.log" 2>&1 &
 	daemon=$!
 	for _ in $(seq 1 50); do
@@ -165,8 +165,9 @@ check_eq "... and it stops cleanly again" "$?" 0
 # ---- drop mode with the daemon: hits counted by list, dropped from the first packet -----------
 run bb load "$LIST" --mode drop --seed 7 --fp 0.3
 check_rc "reload --mode drop exits 0" 0
-start_daemon
-check_eq "bloomblock run starts on a drop-mode filter" "$?" 0
+METRICS=127.0.0.1:9420
+start_daemon --metrics $METRICS
+check_eq "bloomblock run --metrics $METRICS starts on a drop-mode filter" "$?" 0
 check_match "... saying it counts by list there" 'drop mode: its hits are counted by list' \
 	"$(cat "$BB_TMP/run.log")"
 blocked_tx=0
@@ -201,6 +202,58 @@ if command -v promtool >/dev/null; then
 else
 	tap_skip "promtool check metrics" "promtool not installed (scripts/install-deps.sh installs Debian's prometheus)"
 fi
+# ---- /metrics: the daemon serves the same; a real Prometheus scrapes it ---------------------
+run in_dut curl -sS -o "$BB_TMP/metrics.txt" -w '%{http_code} %{content_type}' "http://$METRICS/metrics"
+check_eq "GET /metrics: 200, Prometheus's text format" "$out" "200 text/plain; version=0.0.4; charset=utf-8"
+check_match "... every counter, the daemon up" '^bloomblock_daemon_up 1$' "$(cat "$BB_TMP/metrics.txt")"
+run in_dut curl -sS -o /dev/null -w '%{http_code}' "http://$METRICS/other"
+check_eq "GET /other: 404" "$out" "404"
+if command -v promtool >/dev/null; then
+	run promtool check metrics <"$BB_TMP/metrics.txt"
+	check_rc "promtool check metrics passes on /metrics" 0
+else
+	tap_skip "promtool check metrics on /metrics" "promtool not installed"
+fi
+# prom_query EXPR: the value of an instant query, through Prometheus's HTTP API
+prom_query() {
+	in_dut curl -sS --max-time 5 "http://127.0.0.1:9091/api/v1/query" --data-urlencode "query=$1" |
+		jq -r '.data.result[0].value[1] // "none"'
+}
+if command -v prometheus >/dev/null; then
+	cat >"$BB_TMP/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: bloomblock
+	    static_configs:
+	      - targets: ['$METRICS']
+	EOF
+	in_dut timeout 120 prometheus --config.file="$BB_TMP/prometheus.yml" \
+		--storage.tsdb.path="$BB_TMP/prometheus" --web.listen-address=127.0.0.1:9091 \
+		>"$BB_TMP/prometheus.log" 2>&1 &
+	prom=$!
+	for _ in $(seq 1 100); do
+		[ "$(prom_query 'up{job="bloomblock"}' 2>/dev/null)" = 1 ] && break
+		sleep 0.2
+	done
+	check_eq "a real Prometheus (in the namespace) scrapes the daemon: up is 1" \
+		"$(prom_query 'up{job="bloomblock"}')" 1
+	p0=$(prom_query bloomblock_ip4_hits_total)
+	d0=$(prom_query bloomblock_dropped_total)
+	ping_from 198.51.100.2 $V4 10 0.2 || true
+	sleep 3
+	check_eq "... its query API: bloomblock_ip4_hits_total rose by the pings sent ($ping_tx)" \
+		"$(( $(prom_query bloomblock_ip4_hits_total) - p0 ))" "$ping_tx"
+	check_ge "... and bloomblock_dropped_total by at least as much" \
+		"$(( $(prom_query bloomblock_dropped_total) - d0 ))" "$ping_tx"
+	check_eq "... the hits by list, labelled: two items of the list now (2001:db8:51::2, 198.51.100.2)" \
+		"$(prom_query "bloomblock_list_items{list=\"$LIST\"}")" 2
+	kill "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+else
+	tap_skip "a real Prometheus scrapes the daemon" "prometheus not installed (scripts/install-deps.sh)"
+fi
+
 kill -TERM "$daemon"
 wait "$daemon"
 check_eq "... it stops cleanly" "$?" 0
