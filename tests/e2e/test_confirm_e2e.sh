@@ -195,6 +195,11 @@ check_match "... the attachment" '^bloomblock_attached_info\{interface="bbd0",ho
 check_match "... the daemon up" '^bloomblock_daemon_up 1$' "$prom"
 check_match "... the list's items, labelled by list" "^bloomblock_list_items\\{list=\"${LIST//./\\.}\"\\} 1\$" "$prom"
 check_match "... the filter's generation" '^bloomblock_filter_generation [0-9]+$' "$prom"
+dash=$BB_ROOT/docs/grafana-dashboard.json
+check "the Grafana dashboard (docs/) is valid JSON, with panels" jq -e '.panels | length > 0' "$dash"
+missing=$(jq -r '.panels[].targets[].expr' "$dash" | grep -oE 'bloomblock_[a-z0-9_]+' | sort -u |
+	while read -r m; do grep -q "^# TYPE $m " <<<"$prom" || echo "$m"; done)
+check_eq "... every metric its panels query is one bloomblock exports" "$missing" ""
 if command -v promtool >/dev/null; then
 	run_stdin "$prom" promtool check metrics
 	check_rc "promtool check metrics passes on it" 0
