@@ -192,9 +192,148 @@ static int link_create(int prog_fd, int ifindex, __u32 flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
-	      enum bb_xdp_mode mode, enum bb_xdp_mode *used)
+/* What holds an interface's XDP hook when it is not ours. */
+struct foreign {
+	__u32 prog_id, link_id;
+	char name[BPF_OBJ_NAME_LEN];
+	__u8 attach_mode;		/* XDP_ATTACHED_* */
+	char owner[512];		/* another bloomblock instance's pin dir, if one */
+};
+
+/*
+ * The bpf_link of ifindex's XDP program prog_id, if one holds it: its id, else 0. An
+ * ifindex is only this network namespace's, and a link says no namespace: the program
+ * (ids are global) tells it from another namespace's link on the same ifindex.
+ */
+static __u32 xdp_link_of(int ifindex, __u32 prog_id)
 {
+	__u32 id = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP &&
+		    (int)info.xdp.ifindex == ifindex && info.prog_id == prog_id) {
+			close(fd);
+			return id;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* A bloomblock pin dir under /sys/fs/bpf holding link_id for ifname, into out. */
+static void link_owner(__u32 link_id, const char *ifname, char *out, size_t size)
+{
+	DIR *dir = opendir("/sys/fs/bpf");
+	struct dirent *de;
+
+	out[0] = '\0';
+	while (dir && (de = readdir(dir))) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		char path[512], pin_dir[300];
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/%s", de->d_name);
+		if (link_pin_path(path, sizeof(path), pin_dir, ifname))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.id == link_id)
+			snprintf(out, size, "%s", pin_dir);
+		close(fd);
+		if (out[0])
+			break;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static int foreign_of(int ifindex, const char *ifname, struct foreign *f)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
+		return -ENOENT;
+	f->prog_id = q.prog_id;
+	f->attach_mode = q.attach_mode;
+	fd = bpf_prog_get_fd_by_id(q.prog_id);
+	if (fd >= 0) {
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			snprintf(f->name, sizeof(f->name), "%s", info.name);
+		close(fd);
+	}
+	f->link_id = xdp_link_of(ifindex, q.prog_id);
+	if (f->link_id)
+		link_owner(f->link_id, ifname, f->owner, sizeof(f->owner));
+	return 0;
+}
+
+/* The refusal, with the way to remove what is there that works for how it got there. */
+static void foreign_say(const char *ifname, const struct foreign *f)
+{
+	pr_err("%s already has an XDP program bloomblock did not attach: id %u, \"%s\"%s; it "
+	       "is left alone\n", ifname, f->prog_id, f->name,
+	       f->attach_mode == XDP_ATTACHED_SKB ? " (generic mode)" :
+	       f->attach_mode == XDP_ATTACHED_HW ? " (offloaded)" : "");
+	if (f->owner[0])
+		pr_info("  another bloomblock instance holds it: bloomblock --pin-dir %s unload -i "
+			"%s\n", f->owner, ifname);
+	else if (f->link_id)
+		pr_info("  a bpf_link holds it (id %u), kept by a process or a pin: bpftool link "
+			"show id %u, then stop that process or bpftool link detach id %u\n",
+			f->link_id, f->link_id, f->link_id);
+	else if (!strcmp(f->name, "xdp_dispatcher"))
+		pr_info("  libxdp's dispatcher (xdp-loader): xdp-loader unload %s --all\n", ifname);
+	else if (!strncmp(f->name, "xdpfilt_", 8))
+		pr_info("  xdp-filter's: xdp-filter unload %s\n", ifname);
+	else
+		pr_info("  remove it: ip link set dev %s %s off\n", ifname,
+			f->attach_mode == XDP_ATTACHED_SKB ? "xdpgeneric" :
+			f->attach_mode == XDP_ATTACHED_HW ? "xdpoffload" : "xdpdrv");
+	pr_info("  or load --force to replace it\n");
+}
+
+/* --force: what is there detached, by its link or by netlink. */
+static int foreign_detach(int ifindex, const char *ifname, const struct foreign *f)
+{
+	int err = 0, fd;
+
+	if (f->link_id) {
+		fd = bpf_link_get_fd_by_id(f->link_id);
+		err = fd < 0 ? -errno : bpf_link_detach(fd) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		err = bpf_xdp_detach(ifindex, f->attach_mode == XDP_ATTACHED_SKB ?
+				     XDP_FLAGS_SKB_MODE : f->attach_mode == XDP_ATTACHED_HW ?
+				     XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE, NULL);
+	}
+	if (err)
+		pr_err("--force: cannot detach program %u from %s: %s\n", f->prog_id, ifname,
+		       strerror(-err));
+	else
+		pr_warn("%s: replaced XDP program %u \"%s\"%s (--force)\n", ifname, f->prog_id,
+			f->name, f->owner[0] ? ", another bloomblock instance's" : "");
+	return err;
+}
+
+int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
+	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force)
+{
+	struct foreign f;
 	char path[512];
 	int fd = -EINVAL, err;
 
@@ -210,10 +349,19 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 		fd = link_create(inst->prog_fd, ifindex, XDP_FLAGS_SKB_MODE);
 		*used = BB_XDP_GENERIC;
 	}
+	if ((fd == -EBUSY || fd == -EEXIST) && !foreign_of(ifindex, ifname, &f)) {
+		if (!force) {
+			foreign_say(ifname, &f);
+			return -EBUSY;
+		}
+		if (foreign_detach(ifindex, ifname, &f))
+			return -EBUSY;
+		return bb_attach(inst, ifname, ifindex, mode, used, false);
+	}
 	if (fd < 0) {
 		if (fd == -EBUSY || fd == -EEXIST)
-			pr_err("%s already has an XDP program that is not ours; remove it first "
-			       "(ip link set dev %s xdp off)\n", ifname, ifname);
+			pr_err("%s already has an XDP program bloomblock did not attach, which it "
+			       "cannot name\n", ifname);
 		else
 			pr_err("cannot attach XDP to %s: %s\n", ifname, strerror(-fd));
 		return fd;

@@ -49,9 +49,14 @@ enum bb_xdp_mode bb_xdp_mode_of(int ifindex);
 
 /* Is ifname attached by this instance? */
 int bb_attached(const char *pin_dir, const char *ifname);
-/* Attach the instance's program to ifname and pin the link. *used says which mode. */
+/*
+ * Attach the instance's program to ifname and pin the link. *used says which mode.
+ * An XDP program bloomblock did not attach is never replaced: -EBUSY, said with the
+ * program (id, name) and how to remove it for the way it is attached; unless force,
+ * which detaches it first (said too).
+ */
 int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
-	      enum bb_xdp_mode mode, enum bb_xdp_mode *used);
+	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force);
 /* Detach ifname and remove its link pin. -ENOENT when it was not attached. */
 int bb_detach(const char *pin_dir, const char *ifname);
 

@@ -429,7 +429,7 @@ static int attach_iface(struct load_run *run, int i)
 		return 0;
 	}
 	err = bb_attach(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i],
-			(enum bb_xdp_mode)o->xdp_mode, &used);
+			(enum bb_xdp_mode)o->xdp_mode, &used, o->force);
 	if (err)
 		return err;
 	run->attached_now[i] = true;

@@ -58,6 +58,7 @@ struct load_opts {
 	int stream;			/* enum stream_when */
 	bool strict, verbose;
 	bool allow_wide;		/* --allow-wide */
+	bool force;			/* --force: replace an XDP program bloomblock did not attach */
 	bool build;			/* bloomblock build: no instance, a file */
 	const char *output;		/* build -o FILE */
 	bool no_guard, guard;		/* --no-guard, --guard: given.guard says which came */

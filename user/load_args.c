@@ -205,6 +205,8 @@ static const struct bb_option load_options[] = {
 	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
 	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
 	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
+	{ "force", 0, NULL, "replace an XDP program bloomblock did not attach (default:\n"
+	  "refused, naming it and how to remove it)", bb_opt_flag, F(force), NG, NULL },
 	{ "addr", 0, "WHICH", "peer (default: the source at ingress, the destination\n"
 	  "at egress) or both", bb_opt_choice, F(addr), G(addr), addr_words },
 	{ "dns-ports", 0, "LIST", "UDP ports of DNS queries to screen (default 53)", opt_ports,
