@@ -1336,6 +1336,14 @@ static struct {
 	struct bb_confirmer c;
 	int answers[16], n;
 	struct bb_confirm_req last;
+	/* the subtest's filter, index, rings; a false positive once found */
+	struct bb_list list;
+	struct bb_index idx;
+	void *bytes;
+	struct bb_index_view view;
+	struct ring_buffer *rb, *evrb;
+	char msg[256], fp[256];
+	int err;
 } cf;
 
 static int cf_answer(void *ctx, void *data, size_t size)
@@ -1416,52 +1424,35 @@ static __u32 confirm_send(const char *src, const char *name)
 	return verdict;
 }
 
-static void test_confirm(void)
+static const char *const confirm_lines[] = {
+	"192.0.2.10", "2001:db8::10", "evil.example", "198.51.100.0/24", "@@198.51.100.7", NULL,
+};
+#define CONFIRM_MODE	(BB_HDR_F_DROP | BB_HDR_F_CONFIRM | BB_HDR_F_EVENTS)
+static char dense_buf[3000][24];
+static const char *dense[3001];
+
+/* The confirm subtest's filter of lines, its index as the confirmer's (cf). */
+static int cf_reload(const char *const *lines, __u32 flags, double fpr)
 {
-	static const char *const lines[] = {
-		"192.0.2.10", "2001:db8::10", "evil.example", "198.51.100.0/24", "@@198.51.100.7",
-		NULL,
-	};
-	static char dense_buf[3000][24];
-	static const char *dense[3001];
-	const __u32 mode = BB_HDR_F_DROP | BB_HDR_F_CONFIRM | BB_HDR_F_EVENTS;
-	struct bb_list list;
-	struct bb_index idx = { 0 };
-	struct bb_index_view view;
+	return confirm_filter(lines, flags, fpr, &cf.list, &cf.idx, &cf.bytes, &cf.view, cf.msg,
+			      sizeof(cf.msg));
+}
+
+/* A listed source and a name: passed until confirmed, then dropped; a live change asks again. */
+static void confirm_listed(void)
+{
 	struct bb_stats before, after;
 	struct bb_confirm_val val;
-	struct ring_buffer *rb = NULL, *evrb = NULL;
 	const struct bb_event *e = &got.ev[0];
-	void *bytes = NULL;
-	char msg[256] = "", fp[64] = "";
 	__u32 v1, v2, v3, zero = 0;
-	int err, i;
-
-	if (!harness_subtest("confirm"))
-		return;
-	bb_list_init(&list);
-	memset(&cf, 0, sizeof(cf));
-	cf.c.maps.ring_fd = bpf_map__fd(harness.skel->maps.confirm_ring);
-	cf.c.maps.confirmed_fd = bpf_map__fd(harness.skel->maps.confirmed);
-	cf.c.maps.unlisted_fd = bpf_map__fd(harness.skel->maps.unlisted);
-	cf.c.maps.daemon_fd = bpf_map__fd(harness.skel->maps.confirm_daemon);
-	rb = ring_buffer__new(cf.c.maps.ring_fd, cf_answer, NULL, NULL);
-	evrb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, NULL, NULL);
-	err = rb && evrb ? confirm_filter(lines, mode, TABLE_FPR, &list, &idx, &bytes, &view,
-					  msg, sizeof(msg)) : -errno;
-	err = err ?: bb_confirm_beat(&cf.c, false);
-	tap_result(!err, "confirm: a filter in confirm mode, its index, the daemon beating",
-		   "%s", msg);
-	if (err)
-		goto out;
-	ring_buffer__consume(evrb);
+	int err;
 
 	/* a listed source: passes until confirmed, asked once, then dropped */
 	harness_read_stats(&before);
 	got.n = got.seen = 0;
 	v1 = confirm_send("192.0.2.10", NULL);
 	v2 = confirm_send("192.0.2.10", NULL);
-	ring_buffer__consume(evrb);
+	ring_buffer__consume(cf.evrb);
 	harness_read_stats(&after);
 	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && after.confirm_requests -
 		   before.confirm_requests == 1 && after.unconfirmed - before.unconfirmed == 2 &&
@@ -1474,7 +1465,7 @@ static void test_confirm(void)
 		   "confirm: its events say unconfirmed", "%zu events, verdict %u", got.n,
 		   got.n ? e->verdict : 0);
 	cf.n = 0;
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	tap_result(cf.n == 1 && cf.answers[0] == 1 && cf.last.ckey.kind == BB_CONFIRM_IP4 &&
 		   cf.last.ckey.data[0] == 192 && cf.last.ckey.data[3] == 10 &&
 		   cf.last.generation == harness_live_header()->generation &&
@@ -1486,7 +1477,7 @@ static void test_confirm(void)
 	harness_read_stats(&before);
 	v1 = confirm_send("192.0.2.10", NULL);
 	v2 = confirm_send("192.0.2.10", NULL);
-	ring_buffer__consume(evrb);
+	ring_buffer__consume(cf.evrb);
 	harness_read_stats(&after);
 	err = bpf_map_lookup_elem(cf.c.maps.confirmed_fd, &cf.last.ckey, &val);
 	tap_result(v1 == XDP_DROP && v2 == XDP_DROP && after.dropped - before.dropped == 2 &&
@@ -1497,7 +1488,7 @@ static void test_confirm(void)
 		   v2, (unsigned long long)val.hits, val.line, got.n);
 	v1 = confirm_send("198.51.100.7", NULL);
 	v2 = confirm_send("192.0.2.11", NULL);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && cf.n == 1,
 		   "confirm: an allowed address and an unlisted one pass, nothing asked",
 		   "verdicts %u %u, %d requests", v1, v2, cf.n);
@@ -1505,7 +1496,7 @@ static void test_confirm(void)
 	/* a listed DNS name; the same name is one item whichever protocol carries it */
 	cf.n = 0;
 	v1 = confirm_send("192.0.2.99", "a.evil.example");
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	v2 = confirm_send("192.0.2.99", "a.evil.example");
 	v3 = confirm_send("192.0.2.99", "b.evil.example");
 	tap_result(v1 == XDP_PASS && cf.n == 1 && cf.answers[0] == 1 &&
@@ -1515,7 +1506,7 @@ static void test_confirm(void)
 		   "confirm: a listed DNS name passes, is confirmed by its name, then drops; "
 		   "another name under it waits for its own answer",
 		   "verdicts %u %u %u, %d requests, kind %u", v1, v2, v3, cf.n, cf.last.ckey.kind);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 
 	/* a live change (add, del) moves the epoch on: what was confirmed is asked again */
 	{
@@ -1532,13 +1523,22 @@ static void test_confirm(void)
 			close(inner);
 		cf.n = 0;
 		v1 = err ? 0 : confirm_send("192.0.2.10", NULL);
-		ring_buffer__consume(rb);
+		ring_buffer__consume(cf.rb);
 		v2 = confirm_send("192.0.2.10", NULL);
 		tap_result(!err && v1 == XDP_PASS && cf.n == 1 && cf.answers[0] == 1 &&
 			   v2 == XDP_DROP,
 			   "confirm: after a live change, a confirmed source is asked again, then "
 			   "dropped again", "err %d, verdicts %u %u, %d requests", err, v1, v2, cf.n);
 	}
+}
+
+/* A false positive of a dense filter: never dropped, asked once. */
+static void confirm_false_positive(void)
+{
+	struct bb_stats before, after;
+	const struct bb_event *e = &got.ev[0];
+	__u32 v1, v2;
+	int err, i;
 
 	/* a false positive: in the filter, on no list; it passes, and is asked once */
 	for (i = 0; i < 3000; i++) {
@@ -1546,31 +1546,31 @@ static void test_confirm(void)
 		dense[i] = dense_buf[i];
 	}
 	dense[3000] = NULL;
-	err = confirm_filter(dense, mode, 0.3, &list, &idx, &bytes, &view, msg, sizeof(msg));
-	for (i = 1; !err && i < 100000 && !fp[0]; i++) {
+	err = cf_reload(dense, CONFIRM_MODE, 0.3);
+	for (i = 1; !err && i < 100000 && !cf.fp[0]; i++) {
 		struct bb_entry q = { .kind = BB_ENTRY_IP6, .plen = 128 };
 
-		snprintf(msg, sizeof(msg), "2001:db8:2::%x", i);
-		inet_pton(AF_INET6, msg, q.addr);
+		snprintf(cf.msg, sizeof(cf.msg), "2001:db8:2::%x", i);
+		inet_pton(AF_INET6, cf.msg, q.addr);
 		if (bb_image_match_entry(harness.img.blocks, &q))
-			snprintf(fp, sizeof(fp), "%s", msg);
+			snprintf(cf.fp, sizeof(cf.fp), "%s", cf.msg);
 	}
-	tap_result(!err && fp[0], "confirm: a dense filter (fp 0.3), and an address it matches "
-		   "that no list holds", "%s", fp);
-	if (!fp[0])
-		goto out;
+	tap_result(!err && cf.fp[0], "confirm: a dense filter (cf.fp 0.3), and an address it matches "
+		   "that no list holds", "%s", cf.fp);
+	if (!cf.fp[0])
+		return;
 	harness_read_stats(&before);
 	cf.n = 0;
 	got.n = 0;
-	ring_buffer__consume(evrb);
+	ring_buffer__consume(cf.evrb);
 	got.n = 0;
-	v1 = confirm_send(fp, NULL);
-	ring_buffer__consume(rb);
+	v1 = confirm_send(cf.fp, NULL);
+	ring_buffer__consume(cf.rb);
 	for (i = 0, v2 = XDP_PASS; i < 5; i++)
-		if (confirm_send(fp, NULL) != XDP_PASS)
+		if (confirm_send(cf.fp, NULL) != XDP_PASS)
 			v2 = XDP_DROP;
-	ring_buffer__consume(rb);
-	ring_buffer__consume(evrb);
+	ring_buffer__consume(cf.rb);
+	ring_buffer__consume(cf.evrb);
 	harness_read_stats(&after);
 	tap_result(v1 == XDP_PASS && v2 == XDP_PASS && cf.n == 1 && cf.answers[0] == 0 &&
 		   after.unlisted - before.unlisted == 5 && after.dropped == before.dropped &&
@@ -1581,20 +1581,28 @@ static void test_confirm(void)
 		   cf.n, cf.n ? cf.answers[0] : -1,
 		   (unsigned long long)(after.unlisted - before.unlisted), got.n);
 	v1 = confirm_send("2001:db8:1::7", NULL);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	v2 = confirm_send("2001:db8:1::7", NULL);
 	tap_result(v1 == XDP_PASS && v2 == XDP_DROP && cf.n == 2 && cf.answers[1] == 1,
 		   "confirm: a listed source of the same filter: confirmed and dropped",
 		   "verdicts %u %u", v1, v2);
+}
+
+/* The daemon stopped, or its heartbeat stale: the confirmed holds, the rest passes or drops. */
+static void confirm_down(void)
+{
+	struct bb_stats before, after;
+	__u32 v1, v2, v3, zero = 0;
+	int err;
 
 	/* the daemon stopped: what was confirmed holds; the rest passes (or drops) */
 	err = bb_confirm_beat(&cf.c, true);
 	harness_read_stats(&before);
 	cf.n = 0;
 	v1 = confirm_send("2001:db8:1::7", NULL);
-	v2 = confirm_send(fp, NULL);
+	v2 = confirm_send(cf.fp, NULL);
 	v3 = confirm_send("2001:db8:1::8", NULL);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	harness_read_stats(&after);
 	tap_result(!err && v1 == XDP_DROP && v2 == XDP_PASS && v3 == XDP_PASS && cf.n == 0 &&
 		   after.daemon_down - before.daemon_down == 1,
@@ -1602,8 +1610,7 @@ static void test_confirm(void)
 		   "positive passes, a listed source not confirmed yet passes, nothing asked",
 		   "verdicts %u %u %u, %d requests, daemon_down +%llu", v1, v2, v3, cf.n,
 		   (unsigned long long)(after.daemon_down - before.daemon_down));
-	err = confirm_filter(dense, mode | BB_HDR_F_DOWN_DROP, 0.3, &list, &idx, &bytes, &view,
-			     msg, sizeof(msg));
+	err = cf_reload(dense, CONFIRM_MODE | BB_HDR_F_DOWN_DROP, 0.3);
 	v1 = err ? 0 : confirm_send("2001:db8:1::8", NULL);
 	tap_result(v1 == XDP_DROP, "confirm, daemon down, --daemon-down drop: a listed source "
 		   "not confirmed drops", "verdict %u", v1);
@@ -1618,22 +1625,31 @@ static void test_confirm(void)
 		err = err ?: bpf_map_update_elem(cf.c.maps.daemon_fd, &zero, &d, 0);
 		cf.n = 0;
 		v2 = err ? 0 : confirm_send("2001:db8:1::9", NULL);
-		ring_buffer__consume(rb);
+		ring_buffer__consume(cf.rb);
 		tap_result(!err && v1 == XDP_DROP && v2 == XDP_PASS && cf.n == 1,
 			   "confirm: a stale heartbeat is a daemon down (dropped, --daemon-down "
 			   "drop); a fresh one, a request again", "verdicts %u %u, %d requests",
 			   v1, v2, cf.n);
 	}
+}
+
+/* Drop mode with the daemon running: every hit dropped, and counted by list. */
+static void confirm_count(void)
+{
+	struct bb_stats before, after;
+	struct bb_confirm_val val;
+	__u32 v1, v2, v3;
+	int err;
+
 	/* drop mode with the daemon running: every hit drops, and is counted by list */
-	err = confirm_filter(lines, BB_HDR_F_DROP, TABLE_FPR, &list, &idx, &bytes, &view, msg,
-			     sizeof(msg));
+	err = cf_reload(confirm_lines, BB_HDR_F_DROP, TABLE_FPR);
 	err = err ?: bb_confirm_beat(&cf.c, false);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	cf.n = 0;
 	harness_read_stats(&before);
 	v1 = err ? 0 : confirm_send("192.0.2.10", NULL);
 	v2 = confirm_send("192.0.2.10", NULL);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	v3 = confirm_send("192.0.2.10", NULL);
 	harness_read_stats(&after);
 	err = err ?: bpf_map_lookup_elem(cf.c.maps.confirmed_fd, &cf.last.ckey, &val);
@@ -1647,12 +1663,18 @@ static void test_confirm(void)
 	err = bb_confirm_beat(&cf.c, true);
 	cf.n = 0;
 	v1 = err ? 0 : confirm_send("2001:db8::10", NULL);
-	ring_buffer__consume(rb);
+	ring_buffer__consume(cf.rb);
 	tap_result(!err && v1 == XDP_DROP && cf.n == 0,
 		   "drop mode, no daemon: dropped, nothing asked", "verdict %u, %d requests", v1,
 		   cf.n);
 	err = bb_confirm_beat(&cf.c, false);
 	tap_result(!err, "the daemon beats again", "%d", err);
+}
+
+/* A request of a filter swapped out is not answered. */
+static void confirm_stale(void)
+{
+
 
 	/* a request of a filter no longer live is not answered */
 	{
@@ -1663,12 +1685,37 @@ static void test_confirm(void)
 			   "confirm: a request of a filter swapped out meanwhile is stale, not "
 			   "answered", "generation %llu", (unsigned long long)old.generation);
 	}
-out:
-	ring_buffer__free(rb);
-	ring_buffer__free(evrb);
-	bb_index_free(&idx);
-	free(bytes);
-	bb_list_free(&list);
+}
+
+static void test_confirm(void)
+{
+	if (!harness_subtest("confirm"))
+		return;
+	bb_list_init(&cf.list);
+	cf.c.maps.ring_fd = bpf_map__fd(harness.skel->maps.confirm_ring);
+	cf.c.maps.confirmed_fd = bpf_map__fd(harness.skel->maps.confirmed);
+	cf.c.maps.unlisted_fd = bpf_map__fd(harness.skel->maps.unlisted);
+	cf.c.maps.daemon_fd = bpf_map__fd(harness.skel->maps.confirm_daemon);
+	cf.rb = ring_buffer__new(cf.c.maps.ring_fd, cf_answer, NULL, NULL);
+	cf.evrb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, NULL, NULL);
+	cf.err = cf.rb && cf.evrb ? cf_reload(confirm_lines, CONFIRM_MODE, TABLE_FPR) : -errno;
+	cf.err = cf.err ?: bb_confirm_beat(&cf.c, false);
+	tap_result(!cf.err, "confirm: a filter in confirm mode, its index, the daemon beating",
+		   "%s", cf.msg);
+	if (!cf.err) {
+		ring_buffer__consume(cf.evrb);
+		confirm_listed();
+		confirm_false_positive();
+		if (cf.fp[0])
+			confirm_down();
+		confirm_count();
+		confirm_stale();
+	}
+	ring_buffer__free(cf.rb);
+	ring_buffer__free(cf.evrb);
+	bb_index_free(&cf.idx);
+	free(cf.bytes);
+	bb_list_free(&cf.list);
 }
 
 int main(int argc, char **argv)
