@@ -15,12 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <microhttpd.h>
 
 #include "common.h"
+#include "config.h"
 #include "confirm.h"
 #include "metrics.h"
 #include "pins.h"
@@ -28,17 +31,107 @@
 
 #define BB_STATE_RUN_LOCK	"run.lock"	/* held by the one bloomblock run of an instance */
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, hup;
 
 static void on_signal(int sig)
 {
-	stop_sig = sig;
+	if (sig == SIGHUP)
+		hup = 1;
+	else
+		stop_sig = sig;
+}
+
+/* The config (--config), kept across SIGHUPs: bb_opts points into it. */
+static struct bb_run_config config;
+static const char *config_path;
+
+/*
+ * bloomblock ARGS... as a child (this same binary), its messages with syslog
+ * prefixes on our stderr: the exit status, or -1. A load that fails leaves the
+ * previous filter working, and this daemon with it.
+ */
+static int spawn(char **args)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		setenv("BB_SYSLOG", "1", 1);
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The global options for a child: the pin and state directories of this instance. */
+static int child_args(char **args, int max, const char *cmd)
+{
+	int n = 0;
+
+	args[n++] = (char *)"bloomblock";
+	args[n++] = (char *)"--pin-dir";
+	args[n++] = (char *)bb_opts.pin_dir;
+	if (bb_opts.state_dir) {
+		args[n++] = (char *)"--state-dir";
+		args[n++] = (char *)bb_opts.state_dir;
+	}
+	args[n++] = (char *)cmd;
+	return n < max ? n : -1;
+}
+
+/* A signature of the config's lists as they are on disk: what a refresh compares. */
+static unsigned long long lists_signature(void)
+{
+	unsigned long long sig = 1469598103934665603ULL;
+	char **argv;
+	int argc, i;
+
+	if (bb_run_config_argv(&config, &argv, &argc))
+		return 0;
+	for (i = 0; i < argc; i++) {
+		struct stat st;
+
+		if (argv[i][0] == '-' || stat(argv[i], &st))
+			continue;
+		sig = (sig ^ (unsigned long long)st.st_mtim.tv_sec) * 1099511628211ULL;
+		sig = (sig ^ (unsigned long long)st.st_mtim.tv_nsec) * 1099511628211ULL;
+		sig = (sig ^ (unsigned long long)st.st_size) * 1099511628211ULL;
+		sig = (sig ^ (unsigned long long)st.st_ino) * 1099511628211ULL;
+	}
+	return sig;
+}
+
+/* load with the config's options and lists, as a child. 0, or its exit status. */
+static int config_load(const char *why)
+{
+	static char *args[BB_RUN_MAX_ARGS + 2 * BB_RUN_MAX_FILES + 16];
+	char **largv;
+	int largc, n, i, rc;
+
+	if (bb_run_config_argv(&config, &largv, &largc))
+		return -1;
+	n = child_args(args, 16, "load");
+	for (i = 0; i < largc && n < (int)(sizeof(args) / sizeof(args[0])) - 1; i++)
+		args[n++] = largv[i];
+	args[n] = NULL;
+	rc = spawn(args);
+	if (rc)
+		pr_err("%s: load failed (exit %d): the previous filter, if any, stays live\n", why,
+		       rc);
+	else
+		pr_info("%s: loaded %s\n", why, config_path);
+	return rc;
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock run [-v] [--metrics ADDR:PORT] [--pin-dir DIR] [--state-dir DIR]\n"
+		"Usage: bloomblock run [-v] [--config FILE [--check-config]] [--metrics ADDR:PORT]\n"
 		"\n"
 		"Serve the instance load made, in the foreground, until SIGTERM or SIGINT. In\n"
 		"confirm mode (load --mode confirm) it confirms each hit against the key index:\n"
@@ -47,6 +140,12 @@ static void usage(FILE *out)
 		"load --daemon-down drop); status says which. In every mode it attributes hits\n"
 		"to their lists for stats --by-list. One run an instance.\n"
 		"  -v, --verbose   log every answer\n"
+		"      --config FILE  an INI file, [instance]: interface, hook, mode, list, allow\n"
+		"                  (paths or globs), refresh (30m), pin_dir, state_dir, metrics,\n"
+		"                  on_exit (keep, detach), and load's options ('_' for '-'); run\n"
+		"                  loads it first, again on SIGHUP and every refresh its lists\n"
+		"                  changed\n"
+		"      --check-config  with --config: check it (file, line, key) and exit\n"
 		"      --metrics ADDR:PORT  serve GET /metrics (Prometheus's text format, as\n"
 		"                  stats --prometheus prints it) there; an IPv6 address in\n"
 		"                  brackets. Default: none\n");
@@ -209,6 +308,8 @@ int cmd_run(int argc, char **argv)
 	static const struct option long_opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -219,7 +320,9 @@ int cmd_run(int argc, char **argv)
 	struct bb_instance inst;
 	struct ring_buffer *rb = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
-	__u64 next_beat = 0, now;
+	__u64 next_beat = 0, now, next_refresh = 0;
+	unsigned long long sig = 0;
+	bool check_only = false;
 	int opt, err, lock = -1, ret = BB_EXIT_ERROR;
 
 	while ((opt = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
@@ -232,6 +335,12 @@ int cmd_run(int argc, char **argv)
 			if (metrics_addr(optarg, &maddr))
 				return BB_EXIT_USAGE;
 			break;
+		case 'c':
+			config_path = optarg;
+			break;
+		case 'C':
+			check_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return BB_EXIT_OK;
@@ -240,13 +349,40 @@ int cmd_run(int argc, char **argv)
 			return BB_EXIT_USAGE;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (check_only && !config_path)) {
 		usage(stderr);
 		return BB_EXIT_USAGE;
+	}
+	if (config_path) {
+		if (bb_run_config_read(config_path, &config))
+			return BB_EXIT_USAGE;
+		if (check_only) {
+			pr_info("%s: good: %zu list%s and allowlist%s\n", config_path,
+				config.n_lists, config.n_lists == 1 ? "" : "s",
+				config.n_lists == 1 ? "" : "s");
+			bb_run_config_free(&config);
+			return BB_EXIT_OK;
+		}
+		if (config.pin_dir[0])
+			bb_opts.pin_dir = config.pin_dir;
+		if (config.state_dir[0])
+			bb_opts.state_dir = config.state_dir;
+		if (!metrics && config.metrics[0]) {
+			metrics = config.metrics;
+			if (metrics_addr(metrics, &maddr))
+				return BB_EXIT_USAGE;
+		}
 	}
 	bb_opts.syslog = true;
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
+	if (config_path) {
+		if (config_load("start")) {
+			bb_run_config_free(&config);
+			return BB_EXIT_ERROR;
+		}
+		sig = lists_signature();
+	}
 	err = bb_instance_open(bb_opts.pin_dir, &inst);
 	if (err) {
 		pr_err("nothing is loaded under %s: %s (bloomblock load first)\n", bb_opts.pin_dir,
@@ -268,6 +404,7 @@ int cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* the first beat only once the ring is read: a request from then on is answered */
 	err = bb_confirm_beat(&s.c, false);
 	if (err) {
@@ -291,7 +428,26 @@ int cmd_run(int argc, char **argv)
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
 	next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS;
+	if (config.refresh_s > 0)
+		next_refresh = bb_mono_ns() + (__u64)(config.refresh_s * 1e9);
 	while (!stop_sig) {
+		if (hup) {
+			struct bb_run_config fresh;
+
+			hup = 0;
+			if (!config_path) {
+				pr_info("SIGHUP: no --config to read again\n");
+			} else if (bb_run_config_read(config_path, &fresh)) {
+				pr_err("SIGHUP: %s is not good (said above): the running config "
+				       "stays\n", config_path);
+			} else {
+				/* the pin and state directories stay: the instance is this one */
+				bb_run_config_free(&config);
+				memcpy(&config, &fresh, sizeof(config));
+				if (!config_load("SIGHUP"))
+					sig = lists_signature();
+			}
+		}
 		err = ring_buffer__poll(rb, (int)(BB_CONFIRM_BEAT_NS / 1000000ULL));
 		if (err < 0 && err != -EINTR) {
 			pr_err("reading the confirm ring: %s\n", strerror(-err));
@@ -305,6 +461,13 @@ int cmd_run(int argc, char **argv)
 				break;
 			}
 			next_beat = now + BB_CONFIRM_BEAT_NS;
+		}
+		if (next_refresh && now >= next_refresh) {
+			unsigned long long cur = lists_signature();
+
+			if (cur != sig && !config_load("refresh"))
+				sig = cur;
+			next_refresh = now + (__u64)(config.refresh_s * 1e9);
 		}
 	}
 	if (stop_sig) {
@@ -327,5 +490,17 @@ out:
 	if (lock >= 0)
 		close(lock);
 	bb_instance_close(&inst);
+	if (ret == BB_EXIT_OK && config_path && config.detach_on_exit) {
+		char *args[16];
+		int n = child_args(args, 15, "unload");
+
+		args[n++] = (char *)"--all";
+		args[n] = NULL;
+		if (spawn(args))
+			pr_err("on_exit = detach: unload --all failed\n");
+		else
+			pr_info("on_exit = detach: detached and removed %s\n", bb_opts.pin_dir);
+	}
+	bb_run_config_free(&config);
 	return ret;
 }

@@ -41,10 +41,25 @@ static void keep_error(const char *fmt, va_list ap)
 		first_error[used - 1] = '\0';
 }
 
+/* Whether the next message starts a line: a syslog prefix goes only there. */
+static bool line_start = true;
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	char buf[4096];
+	int n;
+
+	if (!bb_opts.syslog) {
+		fputs(prefix, stderr);
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (line_start)
+		fputs(prefix, stderr);
+	fputs(buf, stderr);
+	if (n > 0)
+		line_start = (size_t)n < sizeof(buf) ? buf[n - 1] == '\n' : true;
 }
 
 void pr_err(const char *fmt, ...)
@@ -88,7 +103,7 @@ void pr_info(const char *fmt, ...)
 		va_end(ap);
 	}
 	va_start(ap, fmt);
-	vmsg(bb_opts.syslog && !error_open ? "<6>" : "", fmt, ap);
+	vmsg(bb_opts.syslog ? "<6>" : "", fmt, ap);
 	va_end(ap);
 }
 

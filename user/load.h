@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "guard.h"
 #include "list.h"
+#include "options.h"
 #include "pins.h"
 
 enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
@@ -110,6 +111,8 @@ struct load_run {
 	bool guard_on;
 };
 
+/* load's options, for the daemon's config file (config.c): each key is one of them. */
+const struct bb_option *load_option_table(void);
 /* The command line into o (load_args.c). -1: go on; else the exit status (help, usage). */
 int load_parse_args(int argc, char **argv, struct load_opts *o, bool build);
 /* A list, in its place on the command line: it reads as the options before it say. */

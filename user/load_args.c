@@ -253,6 +253,11 @@ static const struct bb_option load_options[] = {
 	BB_OPT_END
 };
 
+const struct bb_option *load_option_table(void)
+{
+	return load_options;
+}
+
 #undef F
 #undef G
 #undef NG

@@ -2,6 +2,7 @@
 /* bloomblock: the command line. Global options, then one command. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
@@ -111,6 +112,10 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 	int opt;
+
+	/* a child of bloomblock run: its messages with syslog priorities, as the daemon's */
+	if (getenv("BB_SYSLOG"))
+		bb_opts.syslog = true;
 
 	/* '+': stop at the command, whose own options follow it */
 	while ((opt = getopt_long(argc, argv, "+jpdVh", long_opts, NULL)) != -1) {

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# End to end, bloomblock run --config: an INI file checked (--check-config: file, line
+# and key of the first problem), loaded at start, again on SIGHUP (a bad config then
+# keeps the running one) and on refresh when its lists changed (not when they did
+# not), SIGTERM leaving the filter attached or detaching (on_exit). TAP output; root.
+set -u
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+e2e_begin
+
+V4=198.51.100.1
+LIST=$BB_TMP/run.txt
+CONF=$BB_TMP/bloomblock.conf
+printf '198.51.100.2\n' >"$LIST"
+
+# write_conf [EXTRA LINES]: the test's config, with lines added to [instance]
+write_conf() {
+	{
+		printf '# bloomblock run --config, e2e\n[instance]\ninterface = bbd0\nhook = xdp\n'
+		printf 'mode = drop\nlist = %s\npin_dir = %s\n' "$LIST" "$BB_PIN_DIR"
+		printf '%s\n' "$@"
+	} >"$CONF"
+}
+
+daemon=''
+start_daemon() {
+	: >"$BB_TMP/run.log"
+	timeout 120 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" \
+		>"$BB_TMP/run.log" 2>&1 &
+	daemon=$!
+	for _ in $(seq 1 100); do
+		if grep -q '^<6>serving /sys' "$BB_TMP/run.log"; then
+			# timeout(1) passes one signal on, then ignores that signal: SIGHUP goes
+			# to bloomblock itself
+			dpid=$(pgrep -P "$daemon" | head -n 1)
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+generation() { bb_status '.filter.generation'; }
+# wait_log PATTERN: until run.log has a line matching PATTERN (10 s at most)
+wait_log() {
+	for _ in $(seq 1 100); do
+		grep -qE "$1" "$BB_TMP/run.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ---- --check-config ------------------------------------------------------------------------
+write_conf 'fp = 0.001' 'events = 100' 'no_guard = no' 'refresh = 30m' 'metrics = off'
+run "$BB" run --config "$CONF" --check-config
+check_rc "run --check-config on a good config exits 0" 0
+check_match "... saying it is good" "$CONF: good: 1 list" "$err"
+bad_conf() {	# bad_conf NAME LINE KEY PATTERN LINES...: a broken config, its message
+	local name=$1 line=$2 key=$3 pat=$4
+	shift 4
+	write_conf "$@"
+	run "$BB" run --config "$CONF" --check-config
+	check_rc "--check-config, $name: exit 2" 2
+	check_match "... names file, line and key: $CONF:$line: $key" \
+		"$(printf '%s' "$CONF:$line: $key: $pat" | sed 's/[.[\*^$()+?{|]/\\&/g; s/XX/.*/g')" "$err"
+}
+bad_conf "an unknown key" 8 bogus 'no such keyXX' 'bogus = 1'
+bad_conf "a bad value of load's" 8 fp "'2': load refuses this valueXX" 'fp = 2'
+bad_conf "a bad mode" 8 mode "'nope'XX" 'mode = nope'
+bad_conf "a feed URL" 8 list 'https://lists.example/x.txt: feeds by URL are not read yetXX' \
+	'list = https://lists.example/x.txt'
+bad_conf "a bad refresh" 8 refresh "a duration (90s, 30m, 1h, 1d) or off, not 'soon'" 'refresh = soon'
+bad_conf "a flag's value" 8 no_guard "yes or no, not 'maybe'" 'no_guard = maybe'
+write_conf '[other]' 'x = 1'
+run "$BB" run --config "$CONF" --check-config
+check_rc "--check-config, a key in another section: exit 2" 2
+check_match "... named" "$CONF:9: x: in section \\[other\\]" "$err"
+printf '[instance]\nthis is not a key\n' >"$CONF"
+run "$BB" run --config "$CONF" --check-config
+check_rc "--check-config, a line that is no key: exit 2" 2
+check_match "... its line" "$CONF:2: not a key = value line" "$err"
+run "$BB" run --config "$BB_ROOT/docs/bloomblock.conf.example" --check-config
+check_rc "--check-config on the example config (docs/) exits 0" 0
+run "$BB" run --config "$BB_TMP/missing.conf" --check-config
+check_rc "--check-config, no such file: exit 2" 2
+
+# ---- run --config: loaded at start --------------------------------------------------------
+write_conf
+start_daemon
+check_eq "run --config loads its lists and serves" "$?" 0
+diag "$(cat "$BB_TMP/run.log")"
+check_match "... the load's messages with syslog priorities" '^<6>bbd0: attached' "$(cat "$BB_TMP/run.log")"
+expect_blocked "the config's listed source is dropped" 198.51.100.2 $V4
+expect_pass "an unlisted one passes" 198.51.100.3 $V4
+g1=$(generation)
+
+# ---- SIGHUP: the config and lists read again ------------------------------------------------
+printf '198.51.100.2\n198.51.100.3\n' >"$LIST"
+kill -HUP "$dpid"
+wait_log '^<6>SIGHUP: loaded'
+check_eq "SIGHUP: loaded again" "$?" 0
+check_eq "... a new generation" "$(generation)" "$((g1 + 1))"
+expect_blocked "... the source added to the list is dropped now" 198.51.100.3 $V4
+printf '[instance]\nbogus = 1\n' >"$CONF"
+kill -HUP "$dpid"
+wait_log 'SIGHUP: .* is not good'
+check_eq "SIGHUP with a broken config: said, the running config stays" "$?" 0
+check_eq "... no new generation" "$(generation)" "$((g1 + 1))"
+expect_blocked "... and what was listed is still dropped" 198.51.100.3 $V4
+kill -TERM "$daemon"
+wait "$daemon"
+check_eq "SIGTERM: exit 0" "$?" 0
+expect_blocked "on_exit keep (the default): the filter stays attached" 198.51.100.2 $V4
+
+# ---- refresh: a rebuild only when a list changed --------------------------------------------
+write_conf 'refresh = 1s'
+start_daemon
+check_eq "run --config with refresh = 1s starts" "$?" 0
+g=$(generation)
+sleep 2.5
+check_eq "refresh, the lists unchanged: no rebuild (the same generation)" "$(generation)" "$g"
+printf '198.51.100.2\n' >"$LIST"
+wait_log '^<6>refresh: loaded'
+check_eq "refresh, a list changed: loaded again" "$?" 0
+check_eq "... a new generation" "$(generation)" "$((g + 1))"
+expect_pass "... what left the list passes" 198.51.100.3 $V4
+kill -TERM "$daemon"
+wait "$daemon"
+
+# ---- on_exit = detach ------------------------------------------------------------------------
+write_conf 'on_exit = detach'
+start_daemon
+check_eq "run --config with on_exit = detach starts" "$?" 0
+kill -TERM "$daemon"
+wait "$daemon"
+check_eq "SIGTERM: exit 0" "$?" 0
+check_match "... it detached" '^<6>on_exit = detach: detached' "$(cat "$BB_TMP/run.log")"
+check "... the pin dir is gone" test ! -e "$BB_PIN_DIR"
+expect_pass "... and the listed source passes" 198.51.100.2 $V4
+
+tap_done
