@@ -303,7 +303,15 @@ static void say_mode(const struct bb_instance *inst)
 	bb_image_close(&img);
 }
 
-int cmd_run(int argc, char **argv)
+/* What run's command line says. */
+struct run_opts {
+	const char *metrics;
+	struct sockaddr_storage maddr;
+	bool verbose, check_only;
+};
+
+/* The command line into o. -1: go on; else the exit status. */
+static int run_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option long_opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
@@ -313,33 +321,23 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sockaddr_storage maddr;
-	const char *metrics = NULL;
-	struct MHD_Daemon *http = NULL;
-	struct serve s = { 0 };
-	struct bb_instance inst;
-	struct ring_buffer *rb = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	__u64 next_beat = 0, now, next_refresh = 0;
-	unsigned long long sig = 0;
-	bool check_only = false;
-	int opt, err, lock = -1, ret = BB_EXIT_ERROR;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'v':
-			s.c.verbose = true;
+			o->verbose = true;
 			break;
 		case 'm':
-			metrics = optarg;
-			if (metrics_addr(optarg, &maddr))
+			o->metrics = optarg;
+			if (metrics_addr(optarg, &o->maddr))
 				return BB_EXIT_USAGE;
 			break;
 		case 'c':
 			config_path = optarg;
 			break;
 		case 'C':
-			check_only = true;
+			o->check_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -349,30 +347,133 @@ int cmd_run(int argc, char **argv)
 			return BB_EXIT_USAGE;
 		}
 	}
-	if (optind != argc || (check_only && !config_path)) {
+	if (optind != argc || (o->check_only && !config_path)) {
 		usage(stderr);
 		return BB_EXIT_USAGE;
 	}
-	if (config_path) {
-		if (bb_run_config_read(config_path, &config))
+	return -1;
+}
+
+/*
+ * --config: read and checked; with --check-config that is all (the exit status).
+ * Else its directories and metrics address taken, unless given. -1: go on.
+ */
+static int run_config(struct run_opts *o)
+{
+	if (!config_path)
+		return -1;
+	if (bb_run_config_read(config_path, &config))
+		return BB_EXIT_USAGE;
+	if (o->check_only) {
+		pr_info("%s: good: %zu list%s and allowlist%s\n", config_path, config.n_lists,
+			config.n_lists == 1 ? "" : "s", config.n_lists == 1 ? "" : "s");
+		bb_run_config_free(&config);
+		return BB_EXIT_OK;
+	}
+	if (config.pin_dir[0])
+		bb_opts.pin_dir = config.pin_dir;
+	if (config.state_dir[0])
+		bb_opts.state_dir = config.state_dir;
+	if (!o->metrics && config.metrics[0]) {
+		o->metrics = config.metrics;
+		if (metrics_addr(o->metrics, &o->maddr))
 			return BB_EXIT_USAGE;
-		if (check_only) {
-			pr_info("%s: good: %zu list%s and allowlist%s\n", config_path,
-				config.n_lists, config.n_lists == 1 ? "" : "s",
-				config.n_lists == 1 ? "" : "s");
-			bb_run_config_free(&config);
-			return BB_EXIT_OK;
+	}
+	return -1;
+}
+
+/* SIGHUP: the config read again and loaded; one that does not check changes nothing. */
+static void run_hup(unsigned long long *sig)
+{
+	struct bb_run_config fresh;
+
+	if (!config_path) {
+		pr_info("SIGHUP: no --config to read again\n");
+	} else if (bb_run_config_read(config_path, &fresh)) {
+		pr_err("SIGHUP: %s is not good (said above): the running config stays\n",
+		       config_path);
+	} else {
+		/* the pin and state directories stay: the instance is this one */
+		bb_run_config_free(&config);
+		memcpy(&config, &fresh, sizeof(config));
+		if (!config_load("SIGHUP"))
+			*sig = lists_signature();
+	}
+}
+
+/*
+ * Until a signal stops it: requests answered, the heartbeat beaten, SIGHUP and the
+ * refresh taken. 0 when a signal stopped it.
+ */
+static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long long sig)
+{
+	__u64 now, next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS, next_refresh = 0;
+	int err;
+
+	if (config.refresh_s > 0)
+		next_refresh = bb_mono_ns() + (__u64)(config.refresh_s * 1e9);
+	while (!stop_sig) {
+		if (hup) {
+			hup = 0;
+			run_hup(&sig);
 		}
-		if (config.pin_dir[0])
-			bb_opts.pin_dir = config.pin_dir;
-		if (config.state_dir[0])
-			bb_opts.state_dir = config.state_dir;
-		if (!metrics && config.metrics[0]) {
-			metrics = config.metrics;
-			if (metrics_addr(metrics, &maddr))
-				return BB_EXIT_USAGE;
+		err = ring_buffer__poll(rb, (int)(BB_CONFIRM_BEAT_NS / 1000000ULL));
+		if (err < 0 && err != -EINTR) {
+			pr_err("reading the confirm ring: %s\n", strerror(-err));
+			return err;
+		}
+		now = bb_mono_ns();
+		if (now >= next_beat) {
+			err = bb_confirm_beat(&s->c, false);
+			if (err) {
+				pr_err("cannot write the heartbeat: %s\n", strerror(-err));
+				return err;
+			}
+			next_beat = now + BB_CONFIRM_BEAT_NS;
+		}
+		if (next_refresh && now >= next_refresh) {
+			unsigned long long cur = lists_signature();
+
+			if (cur != sig && !config_load("refresh"))
+				sig = cur;
+			next_refresh = now + (__u64)(config.refresh_s * 1e9);
 		}
 	}
+	ring_buffer__consume(rb);	/* what was asked before the signal */
+	return 0;
+}
+
+/* on_exit = detach, after a clean stop: the instance unloaded. */
+static void run_detach(void)
+{
+	char *args[16];
+	int n = child_args(args, 15, "unload");
+
+	args[n++] = (char *)"--all";
+	args[n] = NULL;
+	if (spawn(args))
+		pr_err("on_exit = detach: unload --all failed\n");
+	else
+		pr_info("on_exit = detach: detached and removed %s\n", bb_opts.pin_dir);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { 0 };
+	struct MHD_Daemon *http = NULL;
+	struct serve s = { 0 };
+	struct bb_instance inst;
+	struct ring_buffer *rb = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	unsigned long long sig = 0;
+	int err, lock = -1, ret = BB_EXIT_ERROR;
+
+	ret = run_args(argc, argv, &o);
+	ret = ret < 0 ? run_config(&o) : ret;
+	if (ret >= 0)
+		return ret;
+	ret = BB_EXIT_ERROR;
+	s.c.verbose = o.verbose;
 	bb_opts.syslog = true;
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
@@ -411,69 +512,24 @@ int cmd_run(int argc, char **argv)
 		pr_err("cannot write the heartbeat: %s\n", strerror(-err));
 		goto out;
 	}
-	if (metrics) {
+	if (o.metrics) {
 		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-					(maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+					(o.maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 					0, NULL, NULL, on_http, &inst,
-					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&maddr,
+					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.maddr,
 					MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
 		if (!http) {
-			pr_err("--metrics %s: cannot serve there: %s\n", metrics, strerror(errno));
+			pr_err("--metrics %s: cannot serve there: %s\n", o.metrics, strerror(errno));
 			bb_confirm_beat(&s.c, true);
 			goto out;
 		}
-		pr_info("serving /metrics on http://%s/metrics\n", metrics);
+		pr_info("serving /metrics on http://%s/metrics\n", o.metrics);
 	}
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
-	next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS;
-	if (config.refresh_s > 0)
-		next_refresh = bb_mono_ns() + (__u64)(config.refresh_s * 1e9);
-	while (!stop_sig) {
-		if (hup) {
-			struct bb_run_config fresh;
-
-			hup = 0;
-			if (!config_path) {
-				pr_info("SIGHUP: no --config to read again\n");
-			} else if (bb_run_config_read(config_path, &fresh)) {
-				pr_err("SIGHUP: %s is not good (said above): the running config "
-				       "stays\n", config_path);
-			} else {
-				/* the pin and state directories stay: the instance is this one */
-				bb_run_config_free(&config);
-				memcpy(&config, &fresh, sizeof(config));
-				if (!config_load("SIGHUP"))
-					sig = lists_signature();
-			}
-		}
-		err = ring_buffer__poll(rb, (int)(BB_CONFIRM_BEAT_NS / 1000000ULL));
-		if (err < 0 && err != -EINTR) {
-			pr_err("reading the confirm ring: %s\n", strerror(-err));
-			break;
-		}
-		now = bb_mono_ns();
-		if (now >= next_beat) {
-			err = bb_confirm_beat(&s.c, false);
-			if (err) {
-				pr_err("cannot write the heartbeat: %s\n", strerror(-err));
-				break;
-			}
-			next_beat = now + BB_CONFIRM_BEAT_NS;
-		}
-		if (next_refresh && now >= next_refresh) {
-			unsigned long long cur = lists_signature();
-
-			if (cur != sig && !config_load("refresh"))
-				sig = cur;
-			next_refresh = now + (__u64)(config.refresh_s * 1e9);
-		}
-	}
-	if (stop_sig) {
-		ring_buffer__consume(rb);	/* what was asked before the signal */
+	if (!serve_loop(&s, rb, sig))
 		ret = BB_EXIT_OK;
-	}
 	/* stopped: the programs know at once, not after the heartbeat ages */
 	bb_confirm_beat(&s.c, true);
 	pr_info("stopped%s: %llu listed, %llu false positives confirmed; %llu stale "
@@ -490,17 +546,8 @@ out:
 	if (lock >= 0)
 		close(lock);
 	bb_instance_close(&inst);
-	if (ret == BB_EXIT_OK && config_path && config.detach_on_exit) {
-		char *args[16];
-		int n = child_args(args, 15, "unload");
-
-		args[n++] = (char *)"--all";
-		args[n] = NULL;
-		if (spawn(args))
-			pr_err("on_exit = detach: unload --all failed\n");
-		else
-			pr_info("on_exit = detach: detached and removed %s\n", bb_opts.pin_dir);
-	}
+	if (ret == BB_EXIT_OK && config_path && config.detach_on_exit)
+		run_detach();
 	bb_run_config_free(&config);
 	return ret;
 }
