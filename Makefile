@@ -12,7 +12,7 @@ CC		?= gcc
 ARCH		:= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 
-PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicrohttpd inih
+PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicrohttpd inih libsystemd
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
 		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
@@ -151,12 +151,17 @@ valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
 
 install: bloomblock
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/bloomblock
 	install -m 0755 bloomblock $(DESTDIR)$(PREFIX)/sbin/bloomblock
 	install -m 0644 docs/bloomblock.8 $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' scripts/bloomblock@.service \
+		> $(DESTDIR)/lib/systemd/system/bloomblock@.service
+	install -m 0644 docs/bloomblock.conf.example $(DESTDIR)/etc/bloomblock/example.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/sbin/bloomblock $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8
+	rm -f $(DESTDIR)$(PREFIX)/sbin/bloomblock $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8 \
+		$(DESTDIR)/lib/systemd/system/bloomblock@.service $(DESTDIR)/etc/bloomblock/example.conf
 
 clean:
 	$(call msg,CLEAN,)

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <microhttpd.h>
+#include <systemd/sd-daemon.h>
 
 #include "common.h"
 #include "config.h"
@@ -396,8 +397,10 @@ static void run_hup(unsigned long long *sig)
 		/* the pin and state directories stay: the instance is this one */
 		bb_run_config_free(&config);
 		memcpy(&config, &fresh, sizeof(config));
+		sd_notify(0, "RELOADING=1");
 		if (!config_load("SIGHUP"))
 			*sig = lists_signature();
+		sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on SIGHUP", bb_opts.pin_dir);
 	}
 }
 
@@ -408,7 +411,13 @@ static void run_hup(unsigned long long *sig)
 static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long long sig)
 {
 	__u64 now, next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS, next_refresh = 0;
+	__u64 wd_ns = 0, next_wd = 0;
+	uint64_t wd_usec;
 	int err;
+
+	/* systemd's watchdog (WatchdogSec=): a ping at half its interval, beside the beat */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0)
+		wd_ns = wd_usec * 1000 / 2;
 
 	if (config.refresh_s > 0)
 		next_refresh = bb_mono_ns() + (__u64)(config.refresh_s * 1e9);
@@ -423,6 +432,10 @@ static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long lon
 			return err;
 		}
 		now = bb_mono_ns();
+		if (wd_ns && now >= next_wd) {
+			sd_notify(0, "WATCHDOG=1");
+			next_wd = now + wd_ns;
+		}
 		if (now >= next_beat) {
 			err = bb_confirm_beat(&s->c, false);
 			if (err) {
@@ -528,8 +541,12 @@ int cmd_run(int argc, char **argv)
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
+	/* systemd (Type=notify): ready once requests are answered and /metrics served */
+	sd_notifyf(0, "READY=1\nSTATUS=serving %s%s%s", bb_opts.pin_dir,
+		   o.metrics ? ", /metrics on " : "", o.metrics ? o.metrics : "");
 	if (!serve_loop(&s, rb, sig))
 		ret = BB_EXIT_OK;
+	sd_notify(0, "STOPPING=1");
 	/* stopped: the programs know at once, not after the heartbeat ages */
 	bb_confirm_beat(&s.c, true);
 	pr_info("stopped%s: %llu listed, %llu false positives confirmed; %llu stale "

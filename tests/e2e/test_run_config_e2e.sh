@@ -128,6 +128,63 @@ expect_pass "... what left the list passes" 198.51.100.3 $V4
 kill -TERM "$daemon"
 wait "$daemon"
 
+# ---- systemd: sd_notify (READY, STATUS, RELOADING, WATCHDOG, STOPPING) and the unit ---------
+cat >"$BB_TMP/notify.py" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(0.2)
+end = time.time() + float(sys.argv[3])
+with open(sys.argv[2], "w") as out:
+    while time.time() < end:
+        try:
+            out.write(s.recv(4096).decode() + "\n---\n")
+            out.flush()
+        except socket.timeout:
+            pass
+EOF
+timeout 30 python3 "$BB_TMP/notify.py" "$BB_TMP/notify.sock" "$BB_TMP/notify.txt" 12 &
+listener=$!
+sleep 0.5
+write_conf
+: >"$BB_TMP/run.log"
+# WATCHDOG_PID must be the daemon's own: the shell's pid, which exec hands on
+timeout 60 nsenter --net="/run/netns/$NS_DUT" env NOTIFY_SOCKET="$BB_TMP/notify.sock" \
+	WATCHDOG_USEC=400000 sh -c 'WATCHDOG_PID=$$ exec "$0" run --config "$1"' "$BB" "$CONF" \
+	>"$BB_TMP/run.log" 2>&1 &
+daemon=$!
+wait_log '^<6>serving /sys'
+check_eq "run under systemd's notify socket starts" "$?" 0
+dpid=$(pgrep -P "$daemon" | head -n 1)
+sleep 1.5
+kill -HUP "$dpid"
+wait_log '^<6>SIGHUP: loaded'
+sleep 0.3
+kill -TERM "$dpid"
+wait "$daemon"
+check_eq "... and stops with exit 0" "$?" 0
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+notes=$(cat "$BB_TMP/notify.txt" 2>/dev/null)
+check_match "sd_notify: READY=1 with a STATUS once serving" "STATUS=serving $BB_PIN_DIR" "$notes"
+check_ge "... WATCHDOG=1 pings at half WATCHDOG_USEC (0.4 s): several in 1.5 s" \
+	"$(grep -c '^WATCHDOG=1$' <<<"$notes")" 3
+check_match "... RELOADING=1 on SIGHUP" '^RELOADING=1$' "$notes"
+check_match "... STOPPING=1 on SIGTERM" '^STOPPING=1$' "$notes"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$BB_TMP/units"
+	sed "s|@SBINDIR@|$(dirname "$BB")|" "$BB_ROOT/scripts/bloomblock@.service" \
+		>"$BB_TMP/units/bloomblock@test.service"
+	run systemd-analyze verify --man=no "$BB_TMP/units/bloomblock@test.service"
+	check_rc "systemd-analyze verify passes on the unit (scripts/bloomblock@.service)" 0
+	diag "$err"
+else
+	tap_skip "systemd-analyze verify on the unit" "systemd-analyze not installed"
+fi
+check_match "the unit is Type=notify with a watchdog and SIGHUP for reload" \
+	'Type=notify.*ExecReload=/bin/kill -HUP \$MAINPID.*WatchdogSec=[0-9]+' \
+	"$(tr '\n' ' ' <"$BB_ROOT/scripts/bloomblock@.service")"
+
 # ---- on_exit = detach ------------------------------------------------------------------------
 write_conf 'on_exit = detach'
 start_daemon
