@@ -12,7 +12,7 @@ CC		?= gcc
 ARCH		:= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 
-PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicrohttpd inih libsystemd
+PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicrohttpd inih libsystemd libcurl
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
 		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
@@ -117,7 +117,14 @@ $(OUTPUT)/tests/%: tests/bpf/%.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)
 	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
 		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
-tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS)
+# tests/tools: programs the end-to-end tests run (an HTTP server that misbehaves on purpose).
+TEST_TOOLS	:= $(patsubst tests/tools/%.c,$(OUTPUT)/tests/%,$(wildcard tests/tools/*.c))
+
+$(OUTPUT)/tests/%: tests/tools/%.c | $(OUTPUT)/tests
+	$(call msg,TOOL,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+
+tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS) $(TEST_TOOLS)
 
 test: tests
 	$(Q)tests/run.sh

@@ -8,7 +8,8 @@ packages=(
 	# build
 	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev libxxhash-dev
 	libjansson-dev libidn2-dev bpftool liblzma-dev libzstd-dev libpcap-dev libmicrohttpd-dev
-	libinih-dev libsystemd-dev systemd	# systemd: systemd-analyze verify on the unit
+	libinih-dev libsystemd-dev libcurl4-openssl-dev
+	systemd	# systemd-analyze verify on the unit
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
 	jq util-linux dnsmasq-base busybox gzip xz-utils zstd tcpdump

@@ -6,11 +6,18 @@
  * it, and it beats a heartbeat the programs read to know it runs. In drop and flag
  * mode the same answers only count hits by list (stats --by-list). In the foreground,
  * logs on stderr with syslog priorities; SIGTERM and SIGINT stop it cleanly.
+ *
+ * With --config it also makes the instance: it loads the config's lists at start,
+ * again on SIGHUP, and every refresh that found a list changed, fetching the lists
+ * given by URL (feeds, feed.c) first. That work runs on a thread of its own, so
+ * that the ring is read and the heartbeat beaten while a feed downloads or a load
+ * builds: what the programs ask is answered throughout.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +27,14 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <curl/curl.h>
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
 #include "common.h"
 #include "config.h"
 #include "confirm.h"
+#include "feed.h"
 #include "metrics.h"
 #include "pins.h"
 #include "state.h"
@@ -58,8 +67,7 @@ static int spawn(char **args)
 
 	if (pid < 0)
 		return -1;
-	if (!pid) {
-		setenv("BB_SYSLOG", "1", 1);
+	if (!pid) {	/* BB_SYSLOG=1 is in our environment (cmd_run) */
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -107,6 +115,92 @@ static unsigned long long lists_signature(void)
 	return sig;
 }
 
+/* The config's feeds and what each did last: the worker's alone once it runs. */
+static struct bb_feed *feeds;
+static size_t n_feeds;
+
+/*
+ * After the config is read: its feeds, each with what it did last (from the feeds
+ * before, else from feeds.json), their directory made. 0, or -errno (said).
+ */
+static int feeds_setup(void)
+{
+	struct bb_feed *fresh = calloc(BB_RUN_MAX_LISTS, sizeof(*fresh));
+	struct bb_feed *old = feeds ? feeds : calloc(BB_RUN_MAX_LISTS, sizeof(*old));
+	size_t n_old = feeds ? n_feeds : 0, l, i, n = 0;
+	const char *dir = bb_run_feed_dir(&config);
+	int err = 0;
+
+	if (!fresh || !old) {
+		free(fresh);
+		if (!feeds)
+			free(old);
+		return -ENOMEM;
+	}
+	if (!feeds) {
+		int got = bb_feeds_load(old, BB_RUN_MAX_LISTS);
+
+		n_old = got > 0 ? (size_t)got : 0;
+	}
+	for (l = 0; l < config.n_lists && !err; l++) {
+		if (!config.lists[l].url)
+			continue;
+		err = bb_feed_init(&fresh[n], config.lists[l].pattern, dir);
+		for (i = 0; i < n_old && !err; i++)
+			if (!strcmp(old[i].url, fresh[n].url) && !strcmp(old[i].file, fresh[n].file))
+				fresh[n] = old[i];
+		n++;
+	}
+	free(old);
+	feeds = fresh;
+	n_feeds = n;
+	config.feed.cafile = config.feed_cafile[0] ? config.feed_cafile : NULL;
+	config.feed.stop = &stop_sig;
+	if (!err && n)	/* the state directory first: its own mode (0700), not a parent's */
+		err = bb_state_mkdirs(bb_state_dir()) ?: bb_state_mkdirs(dir);
+	if (err)
+		pr_err("feeds in %s: %s\n", dir, strerror(-err));
+	return err;
+}
+
+/* Every feed fetched; feeds.json written. What they did, as "feeds: 1 updated, ...". */
+static void feeds_fetch(char *said, size_t size)
+{
+	unsigned int by[BB_FEED_FAILED + 1] = { 0 };
+	size_t i;
+
+	for (i = 0; i < n_feeds && !stop_sig; i++)
+		by[bb_feed_fetch(&feeds[i], &config.feed)]++;
+	if (n_feeds)
+		bb_feeds_save(feeds, n_feeds);
+	snprintf(said, size, n_feeds ? "feeds: %u updated, %u unchanged, %u failed; " : "",
+		 by[BB_FEED_UPDATED], by[BB_FEED_UNCHANGED], by[BB_FEED_FAILED]);
+}
+
+/* The daemon's loads: the last one's time and result, and the counts (run.json). */
+static struct {
+	time_t time;
+	const char *why;
+	int status;
+	unsigned long ok, failed;
+} reloads;
+
+static void reloads_save(void)
+{
+	char path[512], tmp[520];
+	json_t *j = json_pack("{s:I, s:s, s:b, s:i, s:I, s:I, s:i}", "time",
+			      (json_int_t)reloads.time, "why", reloads.why, "ok", !reloads.status,
+			      "status", reloads.status, "ok_total", (json_int_t)reloads.ok,
+			      "failed_total", (json_int_t)reloads.failed, "pid", (int)getpid());
+
+	if (j && !bb_state_path(path, sizeof(path), BB_STATE_RUN)) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		if (json_dump_file(j, tmp, 0) || rename(tmp, path))
+			pr_warn("%s: %s\n", path, strerror(errno));
+	}
+	json_decref(j);
+}
+
 /* load with the config's options and lists, as a child. 0, or its exit status. */
 static int config_load(const char *why)
 {
@@ -120,12 +214,27 @@ static int config_load(const char *why)
 	for (i = 0; i < largc && n < (int)(sizeof(args) / sizeof(args[0])) - 1; i++)
 		args[n++] = largv[i];
 	args[n] = NULL;
-	rc = spawn(args);
+	for (i = config.argc; i < largc && !strcmp(largv[i], "--allow"); i++)
+		;
+	if (i == largc) {
+		pr_err("%s: no list to load (every feed failed, and has no copy yet)\n", why);
+		rc = BB_EXIT_ERROR;
+	} else {
+		rc = spawn(args);
+	}
 	if (rc)
 		pr_err("%s: load failed (exit %d): the previous filter, if any, stays live\n", why,
 		       rc);
 	else
 		pr_info("%s: loaded %s\n", why, config_path);
+	reloads.time = time(NULL);
+	reloads.why = why;
+	reloads.status = rc;
+	if (rc)
+		reloads.failed++;
+	else
+		reloads.ok++;
+	reloads_save();
 	return rc;
 }
 
@@ -383,34 +492,146 @@ static int run_config(struct run_opts *o)
 	return -1;
 }
 
-/* SIGHUP: the config read again and loaded; one that does not check changes nothing. */
+/* SIGHUP: the config read again, its feeds fetched, and loaded; a bad one changes nothing. */
 static void run_hup(unsigned long long *sig)
 {
 	struct bb_run_config fresh;
 
 	if (!config_path) {
 		pr_info("SIGHUP: no --config to read again\n");
-	} else if (bb_run_config_read(config_path, &fresh)) {
+		return;
+	}
+	if (bb_run_config_read(config_path, &fresh)) {
 		pr_err("SIGHUP: %s is not good (said above): the running config stays\n",
 		       config_path);
-	} else {
-		/* the pin and state directories stay: the instance is this one */
-		bb_run_config_free(&config);
-		memcpy(&config, &fresh, sizeof(config));
-		sd_notify(0, "RELOADING=1");
-		if (!config_load("SIGHUP"))
-			*sig = lists_signature();
-		sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on SIGHUP", bb_opts.pin_dir);
+		return;
+	}
+	/* the pin and state directories stay: the instance is this one */
+	memcpy(fresh.pin_dir, config.pin_dir, sizeof(fresh.pin_dir));
+	memcpy(fresh.state_dir, config.state_dir, sizeof(fresh.state_dir));
+	bb_run_config_free(&config);
+	memcpy(&config, &fresh, sizeof(config));
+	sd_notify(0, "RELOADING=1");
+	if (!feeds_setup()) {
+		char said[128];
+
+		feeds_fetch(said, sizeof(said));
+		if (said[0])
+			pr_info("SIGHUP: %sloading\n", said);
+	}
+	if (!config_load("SIGHUP"))
+		*sig = lists_signature();
+	sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on SIGHUP", bb_opts.pin_dir);
+}
+
+/* A refresh: the feeds fetched, and a load when a list or a feed's copy changed. */
+static void run_refresh(unsigned long long *sig)
+{
+	static unsigned long refreshes;
+	unsigned long long cur;
+	char said[128];
+
+	feeds_fetch(said, sizeof(said));
+	cur = lists_signature();
+	pr_info("refresh %lu: %s%s\n", ++refreshes, said,
+		cur != *sig ? "lists changed: loading" : "no list changed: nothing to load");
+	if (cur != *sig && !config_load("refresh"))
+		*sig = cur;
+}
+
+/*
+ * The worker: SIGHUPs and refreshes, one at a time, off the thread that answers the
+ * ring. Signals go to the main thread only (blocked here); it wakes this one.
+ */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	bool hup, stop, running;
+	unsigned long long sig;		/* the lists as last loaded */
+} work = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void *worker(void *arg)
+{
+	struct timespec at;
+	bool sighup;
+
+	(void)arg;
+	pthread_mutex_lock(&work.mu);
+	while (!work.stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec += config.refresh_s > 0 ? (time_t)config.refresh_s : 0;
+		while (!work.stop && !work.hup) {
+			if (config.refresh_s <= 0)
+				pthread_cond_wait(&work.cv, &work.mu);
+			else if (pthread_cond_timedwait(&work.cv, &work.mu, &at) == ETIMEDOUT)
+				break;
+		}
+		if (work.stop)
+			break;
+		sighup = work.hup;
+		work.hup = false;
+		pthread_mutex_unlock(&work.mu);
+		if (sighup)
+			run_hup(&work.sig);
+		else
+			run_refresh(&work.sig);
+		pthread_mutex_lock(&work.mu);
+	}
+	pthread_mutex_unlock(&work.mu);
+	return NULL;
+}
+
+static int worker_start(unsigned long long sig)
+{
+	pthread_condattr_t ca;
+	sigset_t block, old;
+	int err;
+
+	work.sig = sig;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&work.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	err = pthread_create(&work.thread, NULL, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pr_err("cannot start the refresh thread: %s\n", strerror(err));
+		return -err;
+	}
+	work.running = true;
+	return 0;
+}
+
+static void worker_poke(bool stop)
+{
+	if (!work.running)
+		return;
+	pthread_mutex_lock(&work.mu);
+	if (stop)
+		work.stop = true;
+	else
+		work.hup = true;
+	pthread_cond_signal(&work.cv);
+	pthread_mutex_unlock(&work.mu);
+	if (stop) {
+		pthread_join(work.thread, NULL);
+		work.running = false;
 	}
 }
 
 /*
- * Until a signal stops it: requests answered, the heartbeat beaten, SIGHUP and the
- * refresh taken. 0 when a signal stopped it.
+ * Until a signal stops it: requests answered, the heartbeat beaten, SIGHUP handed to
+ * the worker. 0 when a signal stopped it.
  */
-static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long long sig)
+static int serve_loop(struct serve *s, struct ring_buffer *rb)
 {
-	__u64 now, next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS, next_refresh = 0;
+	__u64 now, next_beat = bb_mono_ns() + BB_CONFIRM_BEAT_NS;
 	__u64 wd_ns = 0, next_wd = 0;
 	uint64_t wd_usec;
 	int err;
@@ -419,12 +640,13 @@ static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long lon
 	if (sd_watchdog_enabled(0, &wd_usec) > 0)
 		wd_ns = wd_usec * 1000 / 2;
 
-	if (config.refresh_s > 0)
-		next_refresh = bb_mono_ns() + (__u64)(config.refresh_s * 1e9);
 	while (!stop_sig) {
 		if (hup) {
 			hup = 0;
-			run_hup(&sig);
+			if (config_path)
+				worker_poke(false);
+			else
+				pr_info("SIGHUP: no --config to read again\n");
 		}
 		err = ring_buffer__poll(rb, (int)(BB_CONFIRM_BEAT_NS / 1000000ULL));
 		if (err < 0 && err != -EINTR) {
@@ -443,13 +665,6 @@ static int serve_loop(struct serve *s, struct ring_buffer *rb, unsigned long lon
 				return err;
 			}
 			next_beat = now + BB_CONFIRM_BEAT_NS;
-		}
-		if (next_refresh && now >= next_refresh) {
-			unsigned long long cur = lists_signature();
-
-			if (cur != sig && !config_load("refresh"))
-				sig = cur;
-			next_refresh = now + (__u64)(config.refresh_s * 1e9);
 		}
 	}
 	ring_buffer__consume(rb);	/* what was asked before the signal */
@@ -488,13 +703,19 @@ int cmd_run(int argc, char **argv)
 	ret = BB_EXIT_ERROR;
 	s.c.verbose = o.verbose;
 	bb_opts.syslog = true;
+	setenv("BB_SYSLOG", "1", 1);	/* for the loads: before any thread */
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
 	if (config_path) {
-		if (config_load("start")) {
-			bb_run_config_free(&config);
-			return BB_EXIT_ERROR;
-		}
+		char said[128];
+
+		if (bb_feed_global_init() || feeds_setup())
+			goto out_config;
+		feeds_fetch(said, sizeof(said));
+		if (said[0])
+			pr_info("start: %sloading\n", said);
+		if (config_load("start"))
+			goto out_config;
 		sig = lists_signature();
 	}
 	err = bb_instance_open(bb_opts.pin_dir, &inst);
@@ -544,9 +765,12 @@ int cmd_run(int argc, char **argv)
 	/* systemd (Type=notify): ready once requests are answered and /metrics served */
 	sd_notifyf(0, "READY=1\nSTATUS=serving %s%s%s", bb_opts.pin_dir,
 		   o.metrics ? ", /metrics on " : "", o.metrics ? o.metrics : "");
-	if (!serve_loop(&s, rb, sig))
+	if (config_path && worker_start(sig))
+		goto out;
+	if (!serve_loop(&s, rb))
 		ret = BB_EXIT_OK;
 	sd_notify(0, "STOPPING=1");
+	worker_poke(true);
 	/* stopped: the programs know at once, not after the heartbeat ages */
 	bb_confirm_beat(&s.c, true);
 	pr_info("stopped%s: %llu listed, %llu false positives confirmed; %llu stale "
@@ -555,6 +779,7 @@ int cmd_run(int argc, char **argv)
 		(unsigned long long)s.c.tally.unlisted, (unsigned long long)s.c.tally.stale,
 		s.errors);
 out:
+	worker_poke(true);
 	if (http)
 		MHD_stop_daemon(http);
 	ring_buffer__free(rb);
@@ -565,6 +790,11 @@ out:
 	bb_instance_close(&inst);
 	if (ret == BB_EXIT_OK && config_path && config.detach_on_exit)
 		run_detach();
+out_config:
 	bb_run_config_free(&config);
+	free(feeds);
+	feeds = NULL;
+	if (config_path)
+		curl_global_cleanup();
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include "attach.h"
 #include "common.h"
 #include "confirm.h"
+#include "feed.h"
 #include "filter.h"
 #include "guard.h"
 #include "metrics.h"
@@ -616,6 +617,38 @@ static void confirm_text(const struct status_view *v)
 	       down_drop ? "drop (--daemon-down drop)" : "pass (--daemon-down pass, the default)");
 }
 
+/* run.json: the daemon's loads (cmd_run.c), or NULL. */
+static json_t *run_json(void)
+{
+	char path[512];
+
+	return bb_state_path(path, sizeof(path), BB_STATE_RUN) ? NULL :
+	       json_load_file(path, 0, NULL);
+}
+
+/* "reloads      the last at TIME (why): ok; N ok, N failed since the daemon started" */
+static void reloads_text(void)
+{
+	json_t *r = run_json();
+	time_t t;
+	struct tm tm;
+	char when[40];
+
+	if (!r)
+		return;
+	t = (time_t)json_integer_value(json_object_get(r, "time"));
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("reloads      the last at %s (%s): %s; %lld ok, %lld failed since bloomblock run "
+	       "(pid %lld) started\n", when,
+	       json_string_value(json_object_get(r, "why")) ?: "?",
+	       json_is_true(json_object_get(r, "ok")) ? "ok" : "FAILED, the filter before stays",
+	       (long long)json_integer_value(json_object_get(r, "ok_total")),
+	       (long long)json_integer_value(json_object_get(r, "failed_total")),
+	       (long long)json_integer_value(json_object_get(r, "pid")));
+	json_decref(r);
+}
+
 /* status -j: everything the text says, as one object. */
 static void status_json(const struct status_view *v)
 {
@@ -677,6 +710,8 @@ static void status_json(const struct status_view *v)
 					     1000000000U / cfg->event_cost_ns : 0),
 			"burst", (json_int_t)cfg->event_burst));
 		json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
+		json_object_set_new(j, "feeds", bb_feeds_status_json());
+		json_object_set_new(j, "reloads", run_json() ?: json_null());
 		json_object_set_new(j, "confirm", hdr->flags & BB_HDR_F_CONFIRM ?
 				    confirm_json(v) : json_null());
 		if (index.map) {
@@ -751,6 +786,8 @@ static void status_text(const struct status_view *v)
 		}
 		json_decref(ld);
 	}
+	bb_feeds_status_text(stdout);
+	reloads_text();
 	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation, img.map_id);
 	printf("keys         %llu", (unsigned long long)hdr->items);
 	if (index.map) {

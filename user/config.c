@@ -2,7 +2,7 @@
 /*
  * The daemon's config file (config.h): an INI file read with inih, one [instance]
  * section. Its keys are the daemon's own (interface, hook, mode, list, allow, refresh,
- * pin_dir, state_dir, metrics, on_exit) and every option of load under the same name,
+ * pin_dir, state_dir, metrics, on_exit, and the feed_* keys of feeds) and every option of load under the same name,
  * '_' for '-': each is checked as it is read, with the value parser load uses, so that
  * a bad config names its file, line and key before anything is loaded.
  */
@@ -17,6 +17,7 @@
 #include "config.h"
 #include "load.h"
 #include "options.h"
+#include "state.h"
 
 /* inih's handler: one key; 0 (an error, said) stops nothing but fails the parse. */
 struct reader {
@@ -85,6 +86,72 @@ static bool falsy(const char *v)
 	return !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0");
 }
 
+/* "256M", "1G", "4096": bytes. */
+static int parse_size(const char *v, unsigned long long *bytes)
+{
+	char *end;
+	double n = strtod(v, &end);
+	double mul = !*end ? 1 : !strcmp(end, "K") || !strcmp(end, "k") ? 1024 :
+		     !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : 0;
+
+	if (end == v || n < 1 || !mul || n * mul > 1e15)
+		return -EINVAL;
+	*bytes = (unsigned long long)(n * mul);
+	return 0;
+}
+
+/* The feed_* keys: how feeds are fetched (feed.h). */
+static int feed_key(struct reader *r, const char *name, const char *value)
+{
+	struct bb_feed_opts *o = &r->rc->feed;
+	char *end;
+	double d;
+
+	if (!strcmp(name, "feed_dir") || !strcmp(name, "feed_cafile")) {
+		char *dst = name[5] == 'd' ? r->rc->feed_dir : r->rc->feed_cafile;
+
+		if (value[0] != '/' || strlen(value) >= sizeof(r->rc->feed_dir))
+			return bad(r, name, "an absolute path, not '%s'", value);
+		snprintf(dst, sizeof(r->rc->feed_dir), "%s", value);
+		return 1;	/* o->cafile: set by its user, as rc may move */
+	}
+	if (!strcmp(name, "feed_timeout") || !strcmp(name, "feed_connect_timeout") ||
+	    !strcmp(name, "feed_retry_wait")) {
+		double *dst = name[5] == 't' ? &o->timeout_s : name[5] == 'c' ?
+			      &o->connect_timeout_s : &o->retry_wait_s;
+
+		if (parse_duration(value, dst) || *dst <= 0)
+			return bad(r, name, "a duration (30s, 5m), not '%s'", value);
+		return 1;
+	}
+	if (!strcmp(name, "feed_max_size"))
+		return parse_size(value, &o->max_bytes) ?
+		       bad(r, name, "a size in bytes (4096, 64K, 256M, 1G), not '%s'", value) : 1;
+	if (!strcmp(name, "feed_retries")) {
+		unsigned long n = strtoul(value, &end, 10);
+
+		if (end == value || *end || n > 20)
+			return bad(r, name, "a number of retries, 0 to 20, not '%s'", value);
+		o->retries = (unsigned int)n;
+		return 1;
+	}
+	if (!strcmp(name, "feed_max_shrink")) {
+		d = strtod(value, &end);
+		if (end != value && !strcmp(end, "%"))
+			d /= 100;
+		else if (end == value || *end)
+			d = -1;
+		if (d < 0 || d > 1)
+			return bad(r, name, "a fraction (0.5) or a percentage (50%%) a feed may "
+				   "shrink by, not '%s'", value);
+		o->max_shrink = d;
+		return 1;
+	}
+	return bad(r, name, "no such key (feed_dir, feed_timeout, feed_connect_timeout, "
+		   "feed_max_size, feed_retries, feed_retry_wait, feed_max_shrink, "
+		   "feed_cafile)%s", "");
+}
+
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
 	struct reader *r = user;
@@ -122,15 +189,20 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		rc->detach_on_exit = !strcmp(value, "detach");
 		return 1;
 	}
+	if (!strncmp(name, "feed_", 5))
+		return feed_key(r, name, value);
 	if (!strcmp(name, "list") || !strcmp(name, "allow")) {
-		if (!strncmp(value, "http://", 7) || !strncmp(value, "https://", 8))
-			return bad(r, name, "%s: feeds by URL are not read yet; a path or a glob",
-				   value);
+		bool url = bb_feed_is_url(value);
+
 		if (!*value)
-			return bad(r, name, "a path or a glob%s", "");
+			return bad(r, name, "a path, a glob or an http(s) URL%s", "");
+		if (url && (strlen(value) >= sizeof(((struct bb_feed *)0)->url) ||
+			    strcspn(value, " \t\"'") != strlen(value) || !value[strcspn(value, ":") + 3]))
+			return bad(r, name, "'%s' is not a URL a feed can have", value);
 		if (rc->n_lists >= BB_RUN_MAX_LISTS)
 			return bad(r, name, "at most %s lists and allowlists", "64");
 		rc->lists[rc->n_lists].allow = name[0] == 'a';
+		rc->lists[rc->n_lists].url = url;
 		rc->lists[rc->n_lists].pattern = strdup(value);
 		if (!rc->lists[rc->n_lists].pattern)
 			return bad(r, name, "%s", strerror(ENOMEM));
@@ -171,6 +243,7 @@ int bb_run_config_read(const char *path, struct bb_run_config *rc)
 	int ret;
 
 	memset(rc, 0, sizeof(*rc));
+	bb_feed_opts_default(&rc->feed);
 	if (!stream.f) {
 		pr_err("%s: %s\n", path, strerror(errno));
 		return -errno;
@@ -208,6 +281,21 @@ int bb_run_config_argv(const struct bb_run_config *rc, char ***argv, int *argc)
 	for (i = 0; i < rc->argc; i++)
 		v[n++] = rc->argv[i];
 	for (l = 0; l < rc->n_lists; l++) {
+		if (rc->lists[l].url) {
+			static char copies[BB_RUN_MAX_LISTS][sizeof(((struct bb_feed *)0)->file)];
+			struct bb_feed f;
+
+			if (bb_feed_init(&f, rc->lists[l].pattern, bb_run_feed_dir(rc)) ||
+			    !bb_feed_has_copy(&f))
+				continue;	/* no copy yet: said when its fetch failed */
+			if (n + 2 > max)
+				return -E2BIG;
+			memcpy(copies[l], f.file, sizeof(copies[l]));
+			if (rc->lists[l].allow)
+				v[n++] = (char *)"--allow";
+			v[n++] = copies[l];
+			continue;
+		}
 		/* a pattern that matches nothing stays as it is: load then says it is missing */
 		if (glob(rc->lists[l].pattern, GLOB_NOCHECK, NULL, &globs[n_globs]))
 			return -ENOMEM;
@@ -224,6 +312,16 @@ int bb_run_config_argv(const struct bb_run_config *rc, char ***argv, int *argc)
 	*argv = v;
 	*argc = (int)n;
 	return 0;
+}
+
+const char *bb_run_feed_dir(const struct bb_run_config *rc)
+{
+	static char dir[512];
+
+	if (rc->feed_dir[0])
+		return rc->feed_dir;
+	snprintf(dir, sizeof(dir), "%s/%s", bb_state_dir(), BB_FEED_DIR);
+	return dir;
 }
 
 void bb_run_config_free(struct bb_run_config *rc)

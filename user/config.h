@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "feed.h"
+
 #define BB_RUN_MAX_ARGS		256	/* load's options a config gives, as arguments */
 #define BB_RUN_MAX_LISTS	64	/* list and allow keys */
 #define BB_RUN_MAX_FILES	4096	/* files their globs match, in all */
@@ -16,12 +18,16 @@ struct bb_run_config {
 	struct {
 		char *pattern;		/* a path or a glob */
 		bool allow;		/* allow = ...: an allowlist */
+		bool url;		/* an http(s) URL: a feed (feed.h) */
 	} lists[BB_RUN_MAX_LISTS];
 	size_t n_lists;
 	char pin_dir[256], state_dir[256];	/* "": the default */
 	char metrics[128];			/* ADDR:PORT; "": none */
 	double refresh_s;			/* 0: no refresh but SIGHUP */
 	bool detach_on_exit;			/* on_exit = detach */
+	char feed_dir[256];			/* feeds' copies; "": the state dir's feeds/ */
+	char feed_cafile[256];
+	struct bb_feed_opts feed;		/* feed_timeout, feed_max_size, ... */
 };
 
 /*
@@ -31,9 +37,12 @@ struct bb_run_config {
 int bb_run_config_read(const char *path, struct bb_run_config *rc);
 /*
  * load's arguments for rc: its options, then its lists and allowlists with their
- * globs expanded now (argv and the strings stay valid until the next call).
+ * globs expanded now, a feed as its last good copy (left out while it has none).
+ * argv and the strings stay valid until the next call.
  */
 int bb_run_config_argv(const struct bb_run_config *rc, char ***argv, int *argc);
+/* Where rc's feeds keep their copies: feed_dir, or the state directory's feeds/. */
+const char *bb_run_feed_dir(const struct bb_run_config *rc);
 void bb_run_config_free(struct bb_run_config *rc);
 
 #endif /* BB_CONFIG_H */

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "attach.h"
 #include "common.h"
 #include "confirm.h"
+#include "feed.h"
 #include "filter.h"
 #include "metrics.h"
 #include "pins.h"
@@ -48,6 +50,73 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s ", name);
 	put_escaped(f, help, false);
 	fprintf(f, "\n# TYPE %s %s\n", name, type);
+}
+
+/* The feeds bloomblock run fetches (feeds.json): a family each, a list label each. */
+static void feeds(FILE *f)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "bloomblock_feed_stale", "gauge", "1 while a feed's last fetch failed and its "
+		  "last good copy (if any) is what is loaded" },
+		{ "bloomblock_feed_age_seconds", "gauge", "seconds since the feed's server last "
+		  "answered well (200 or 304)" },
+		{ "bloomblock_feed_stale_since_timestamp_seconds", "gauge", "when the feed's "
+		  "fetches began to fail (Unix time); 0 while fresh" },
+		{ "bloomblock_feed_last_success_timestamp_seconds", "gauge", "when the feed's "
+		  "server last answered well (Unix time)" },
+		{ "bloomblock_feed_failures", "gauge", "the feed's failed fetches in a row" },
+		{ "bloomblock_feed_entries", "gauge", "entries in the feed's last good copy" },
+		{ "bloomblock_feed_bytes", "gauge", "bytes of the feed's last good copy" },
+	};
+	struct bb_feed *fd = calloc(BB_FEEDS_MAX, sizeof(*fd));
+	int n = fd ? bb_feeds_load(fd, BB_FEEDS_MAX) : 0, i;
+	time_t now = time(NULL);
+	size_t k;
+
+	for (k = 0; n > 0 && k < sizeof(fam) / sizeof(fam[0]); k++) {
+		family(f, fam[k].name, fam[k].type, fam[k].help);
+		for (i = 0; i < n; i++) {
+			const struct bb_feed *e = &fd[i];
+			long long v[] = { bb_feed_stale(e), e->fetched ? now - e->fetched : -1,
+					  e->stale_since, e->fetched, e->failures,
+					  (long long)e->entries, (long long)e->bytes };
+
+			if (v[k] < 0)
+				continue;	/* an age of what was never fetched */
+			fprintf(f, "%s{list=\"", fam[k].name);
+			put_escaped(f, e->url, true);
+			fprintf(f, "\"} %lld\n", v[k]);
+		}
+	}
+	free(fd);
+}
+
+/* The daemon's loads (run.json): the last one's time and result, and their counts. */
+static void reloads(FILE *f)
+{
+	char path[512];
+	json_t *r;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_RUN) ||
+	    !(r = json_load_file(path, 0, NULL)))
+		return;
+	family(f, "bloomblock_last_reload_timestamp_seconds", "gauge",
+	       "when bloomblock run last loaded its config's lists (Unix time)");
+	fprintf(f, "bloomblock_last_reload_timestamp_seconds %lld\n",
+		(long long)json_integer_value(json_object_get(r, "time")));
+	family(f, "bloomblock_last_reload_success", "gauge",
+	       "1 when bloomblock run's last load succeeded; 0: it failed and the filter before "
+	       "stays");
+	fprintf(f, "bloomblock_last_reload_success %d\n", json_is_true(json_object_get(r, "ok")));
+	family(f, "bloomblock_reloads_total", "counter",
+	       "loads bloomblock run made (start, SIGHUP, refresh), by result");
+	fprintf(f, "bloomblock_reloads_total{result=\"ok\"} %lld\n",
+		(long long)json_integer_value(json_object_get(r, "ok_total")));
+	fprintf(f, "bloomblock_reloads_total{result=\"failed\"} %lld\n",
+		(long long)json_integer_value(json_object_get(r, "failed_total")));
+	json_decref(r);
 }
 
 #define STAT(s, field) ((unsigned long long)(s)->field)
@@ -181,6 +250,8 @@ int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 		}
 		json_decref(loaded);
 	}
+	feeds(f);
+	reloads(f);
 	family(f, "bloomblock_daemon_up", "gauge",
 	       "1 while bloomblock run beats its heartbeat for the instance");
 	fprintf(f, "bloomblock_daemon_up %d\n", !bb_confirm_daemon_pin(bb_opts.pin_dir, &d) &&

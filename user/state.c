@@ -39,7 +39,7 @@ int bb_state_path(char *buf, size_t size, const char *name)
 }
 
 /* mkdir -p of the state directory, mode 0700: what it holds steers the filter. */
-static int make_dirs(const char *dir)
+int bb_state_mkdirs(const char *dir)
 {
 	char path[512];
 	size_t i;
@@ -64,7 +64,7 @@ int bb_state_lock(void)
 	char path[512];
 	int fd, err;
 
-	err = make_dirs(bb_state_dir());
+	err = bb_state_mkdirs(bb_state_dir());
 	err = err ?: bb_state_path(path, sizeof(path), "lock");
 	if (err) {
 		pr_err("cannot make the state directory %s: %s\n", bb_state_dir(), strerror(-err));

@@ -18,6 +18,7 @@ struct bb_index_view;
 #define BB_STATE_INDEX		"index.bin"	/* the live filter's key index (filter.h) */
 #define BB_STATE_SHADOW		"shadow.bin"	/* its counting shadow (filter_live.c) */
 #define BB_STATE_LOADED		"loaded.json"	/* what the last load loaded, when, from what */
+#define BB_STATE_RUN		"run.json"	/* the daemon's loads: the last one's result */
 
 /*
  * The state directory: --state-dir, else BB_STATE_ROOT/ and the pin directory's path
@@ -39,6 +40,9 @@ int bb_state_index(const struct bb_block *image, struct bb_index_view *v);
  * -errno, said.
  */
 int bb_state_lock(void);
+
+/* mkdir -p dir: made 0700, its parents 0755. 0, or -errno. */
+int bb_state_mkdirs(const char *dir);
 
 /* Remove the state directory and what is in it. 0 also when there was none. */
 int bb_state_remove(void);

@@ -68,8 +68,12 @@ bad_conf() {	# bad_conf NAME LINE KEY PATTERN LINES...: a broken config, its mes
 bad_conf "an unknown key" 8 bogus 'no such keyXX' 'bogus = 1'
 bad_conf "a bad value of load's" 8 fp "'2': load refuses this valueXX" 'fp = 2'
 bad_conf "a bad mode" 8 mode "'nope'XX" 'mode = nope'
-bad_conf "a feed URL" 8 list 'https://lists.example/x.txt: feeds by URL are not read yetXX' \
-	'list = https://lists.example/x.txt'
+bad_conf "a URL with a space" 8 list "'https://lists.example/a b' is not a URL a feed can have" \
+	'list = https://lists.example/a b'
+bad_conf "a bad feed_max_shrink" 8 feed_max_shrink "a fraction (0.5) or a percentage (50%) XX'2'" \
+	'feed_max_shrink = 2'
+bad_conf "a bad feed_max_size" 8 feed_max_size "a size in bytes XX'lots'" 'feed_max_size = lots'
+bad_conf "an unknown feed_ key" 8 feed_bogus "no such key (feed_dirXX" 'feed_bogus = 1'
 bad_conf "a bad refresh" 8 refresh "a duration (90s, 30m, 1h, 1d) or off, not 'soon'" 'refresh = soon'
 bad_conf "a flag's value" 8 no_guard "yes or no, not 'maybe'" 'no_guard = maybe'
 write_conf '[other]' 'x = 1'

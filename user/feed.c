@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Feeds (feed.h): lists fetched by URL with libcurl. A fetch is a conditional request
+ * (If-None-Match with the ETag the server gave, If-Modified-Since with its
+ * Last-Modified), bounded in time and size, retried with back-off when the failure
+ * may pass (no connection, a timeout, a cut transfer, a 5xx, 408, 429). Its body goes
+ * to a temporary file beside the copy and becomes the copy only when it is whole (the
+ * length the server announced, compressed data that ends where it should), reads as
+ * a list with some entry in it, and did not lose more than max_shrink of the entries
+ * the last good copy has: a feed whose server breaks, or sends an error page with a
+ * 200, keeps its last good copy and is stale until a good fetch. Nothing here loads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <xxhash.h>
+
+#include "common.h"
+#include "feed.h"
+#include "list.h"
+#include "state.h"
+
+void bb_feed_opts_default(struct bb_feed_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout_s = 300;
+	o->connect_timeout_s = 15;
+	o->max_bytes = 1ULL << 30;
+	o->retries = 3;
+	o->retry_wait_s = 10;
+	o->max_shrink = 0.5;
+}
+
+bool bb_feed_is_url(const char *s)
+{
+	return !strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8);
+}
+
+/* The copy's name: 8 hex digits of the URL's hash, then its last path segment, tamed. */
+static void feed_name(const char *url, char *out, size_t size)
+{
+	const char *p = strstr(url, "://"), *seg = NULL, *end;
+	size_t o, n;
+
+	p = p ? p + 3 : url;
+	end = p + strcspn(p, "?#");
+	for (; p < end; p++)
+		if (*p == '/')
+			seg = p + 1;
+	o = (size_t)snprintf(out, size, "%08llx-", (unsigned long long)(XXH64(url, strlen(url), 0)
+									 & 0xffffffffULL));
+	n = seg ? (size_t)(end - seg) : 0;
+	for (; seg && n-- && o + 1 < size && o < 72; seg++) {
+		char c = *seg;
+
+		out[o++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ? c : '_';
+	}
+	if (out[o - 1] == '-' || out[o - 1] == '.')
+		o += (size_t)snprintf(out + o, size - o, "feed");
+	out[o] = '\0';
+}
+
+int bb_feed_init(struct bb_feed *f, const char *url, const char *dir)
+{
+	memset(f, 0, sizeof(*f));
+	if (strlen(url) >= sizeof(f->url))
+		return -ENAMETOOLONG;
+	snprintf(f->url, sizeof(f->url), "%s", url);
+	feed_name(url, f->name, sizeof(f->name));
+	if (snprintf(f->file, sizeof(f->file), "%s/%s", dir, f->name) >= (int)sizeof(f->file))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+bool bb_feed_has_copy(const struct bb_feed *f)
+{
+	struct stat st;
+
+	return !stat(f->file, &st) && S_ISREG(st.st_mode);
+}
+
+const char *bb_feed_result_name(enum bb_feed_result r)
+{
+	switch (r) {
+	case BB_FEED_UPDATED:	return "updated";
+	case BB_FEED_UNCHANGED:	return "unchanged";
+	case BB_FEED_FAILED:	return "failed";
+	default:		return "never";
+	}
+}
+
+int bb_feed_global_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) ? -EIO : 0;
+}
+
+/* One transfer's state. */
+struct xfer {
+	const struct bb_feed_opts *o;
+	int fd;
+	unsigned long long bytes;
+	XXH64_state_t *hash;
+	bool too_big, write_failed;
+	char etag[256], last_modified[64];
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t len = size * n, done = 0;
+
+	if (x->bytes + len > x->o->max_bytes) {
+		x->too_big = true;
+		return 0;
+	}
+	while (done < len) {
+		ssize_t w = write(x->fd, data + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			x->write_failed = true;
+			return 0;
+		}
+		done += (size_t)w;
+	}
+	XXH64_update(x->hash, data, len);
+	x->bytes += len;
+	return len;
+}
+
+/* "Name: value\r\n" into out when the header is name; a new status line clears both. */
+static void header_value(const char *h, size_t len, const char *name, char *out, size_t size)
+{
+	size_t nl = strlen(name), vl;
+
+	if (len <= nl + 1 || strncasecmp(h, name, nl) || h[nl] != ':')
+		return;
+	h += nl + 1;
+	len -= nl + 1;
+	while (len && (*h == ' ' || *h == '\t'))
+		h++, len--;
+	while (len && (h[len - 1] == '\r' || h[len - 1] == '\n' || h[len - 1] == ' '))
+		len--;
+	vl = len < size ? len : size - 1;
+	memcpy(out, h, vl);
+	out[vl] = '\0';
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t len = size * n;
+
+	if (len >= 5 && !strncmp(data, "HTTP/", 5)) {	/* a redirect's headers are not ours */
+		x->etag[0] = '\0';
+		x->last_modified[0] = '\0';
+	}
+	header_value(data, len, "ETag", x->etag, sizeof(x->etag));
+	header_value(data, len, "Last-Modified", x->last_modified, sizeof(x->last_modified));
+	return len;
+}
+
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	const struct xfer *x = ctx;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	return x->o->stop && *x->o->stop;
+}
+
+/* What one try came to. */
+enum try_result {
+	TRY_BODY,	/* a 200: the body is in the temporary file */
+	TRY_NOT_MODIFIED,
+	TRY_AGAIN,	/* failed; a retry may do better */
+	TRY_FAIL,	/* failed; a retry would not */
+};
+
+static enum try_result try_once(CURL *c, struct bb_feed *f, struct xfer *x, char *why,
+				size_t why_size)
+{
+	struct curl_slist *hdrs = NULL;
+	char line[400];
+	CURLcode cc;
+	long code = 0;
+
+	if (f->etag[0] && bb_feed_has_copy(f)) {
+		snprintf(line, sizeof(line), "If-None-Match: %s", f->etag);
+		hdrs = curl_slist_append(hdrs, line);
+	}
+	if (f->last_modified[0] && bb_feed_has_copy(f)) {
+		snprintf(line, sizeof(line), "If-Modified-Since: %s", f->last_modified);
+		hdrs = curl_slist_append(hdrs, line);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	cc = curl_easy_perform(c);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(hdrs);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (x->too_big || cc == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(why, why_size, "larger than feed_max_size (%llu bytes)", x->o->max_bytes);
+		return TRY_FAIL;
+	}
+	if (x->write_failed) {
+		snprintf(why, why_size, "writing %s: %s", f->file, strerror(errno));
+		return TRY_FAIL;
+	}
+	if (cc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(why, why_size, "stopped");
+		return TRY_FAIL;
+	}
+	if (cc == CURLE_PARTIAL_FILE) {
+		snprintf(why, why_size, "the transfer was cut short after %llu bytes", x->bytes);
+		return TRY_AGAIN;
+	}
+	if (cc != CURLE_OK) {
+		snprintf(why, why_size, "%s", curl_easy_strerror(cc));
+		return cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_URL_MALFORMAT ||
+		       cc == CURLE_TOO_MANY_REDIRECTS ? TRY_FAIL : TRY_AGAIN;
+	}
+	if (code == 304)
+		return TRY_NOT_MODIFIED;
+	if (code == 200)
+		return TRY_BODY;
+	snprintf(why, why_size, "HTTP %ld", code);
+	return code >= 500 || code == 408 || code == 429 ? TRY_AGAIN : TRY_FAIL;
+}
+
+static void no_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	(void)ctx, (void)thread, (void)e;
+}
+
+/* The entries a file holds, as load would read it (formats detected). <0: unreadable. */
+static long long count_entries(const char *path)
+{
+	const struct bb_list_sink sink = { .entry = no_entry };
+	struct bb_list_counts c = { 0 };
+	struct bb_list_opts lo = { .threads = 1 };
+	unsigned int k;
+	long long n = 0;
+	int err = bb_list_scan_file(path, &lo, &sink, &c);
+
+	if (err)
+		return err;
+	for (k = 0; k < BB_ENTRY_KIND_MAX; k++)
+		n += (long long)(c.accepted[k] + c.allow[k]);
+	return n;
+}
+
+/* A 200's body in tmp, checked against the copy: 0 to take it, else why not in why. */
+static int body_check(struct bb_feed *f, const struct bb_feed_opts *o, const char *tmp,
+		      long long *entries, char *why, size_t why_size)
+{
+	*entries = count_entries(tmp);
+	if (*entries == -EBADMSG || *entries == -ESTALE) {
+		snprintf(why, why_size, "its compressed data is corrupt or cut short");
+		return -EBADMSG;
+	}
+	if (*entries < 0) {
+		snprintf(why, why_size, "cannot read it as a list: %s", strerror((int)-*entries));
+		return (int)*entries;
+	}
+	if (*entries == 0) {
+		snprintf(why, why_size, "no usable entries in it");
+		return -ENODATA;
+	}
+	if (bb_feed_has_copy(f) && f->entries &&
+	    (double)*entries < (double)f->entries * (1.0 - o->max_shrink)) {
+		snprintf(why, why_size, "it shrank from %llu to %lld entries, more than "
+			 "feed_max_shrink (%g%%) allows", f->entries, *entries, o->max_shrink * 100);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* Wait secs, or less when stopped. */
+static void wait_for(double secs, volatile sig_atomic_t *stop)
+{
+	while (secs > 0 && !(stop && *stop)) {
+		double step = secs < 0.1 ? secs : 0.1;
+
+		usleep((useconds_t)(step * 1e6));
+		secs -= step;
+	}
+}
+
+static CURL *easy_new(struct bb_feed *f, const struct bb_feed_opts *o, struct xfer *x)
+{
+	CURL *c = curl_easy_init();
+
+	if (!c)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_URL, f->url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "bloomblock (feed refresh)");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");	/* gzip on the wire, if offered */
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_timeout_s * 1000));
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1000));
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	if (o->cafile)
+		curl_easy_setopt(c, CURLOPT_CAINFO, o->cafile);
+	return c;
+}
+
+/* A good body in tmp: made the copy (0), or -errno with why. */
+static int take_copy(struct bb_feed *f, const char *tmp, const struct xfer *x,
+		     long long entries, char *why, size_t why_size)
+{
+	unsigned long long h = XXH64_digest(x->hash);
+
+	if (bb_feed_has_copy(f) && h == f->hash && x->bytes == f->bytes) {
+		unlink(tmp);		/* the same bytes: nothing to load */
+		return 1;
+	}
+	if (rename(tmp, f->file)) {
+		snprintf(why, why_size, "%s: %s", f->file, strerror(errno));
+		return -errno;
+	}
+	f->hash = h;
+	f->bytes = x->bytes;
+	f->entries = (unsigned long long)entries;
+	return 0;
+}
+
+/* One fetch with its retries: the result, why in why when it failed. */
+static enum bb_feed_result fetch(struct bb_feed *f, const struct bb_feed_opts *o, char *why,
+				 size_t why_size)
+{
+	struct xfer x = { .o = o, .fd = -1 };
+	char tmp[sizeof(f->file) + 8];
+	enum try_result t = TRY_FAIL;
+	unsigned int attempt;
+	double wait = o->retry_wait_s;
+	long long entries = 0;
+	CURL *c;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.part", f->file);
+	x.hash = XXH64_createState();
+	c = x.hash ? easy_new(f, o, &x) : NULL;
+	if (!c) {
+		snprintf(why, why_size, "%s", strerror(ENOMEM));
+		XXH64_freeState(x.hash);
+		return BB_FEED_FAILED;
+	}
+	for (attempt = 0; attempt <= o->retries; attempt++) {
+		if (attempt) {
+			wait_for(wait, o->stop);
+			wait *= 2;
+			if (o->stop && *o->stop)
+				break;
+		}
+		x.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (x.fd < 0) {
+			snprintf(why, why_size, "%s: %s", tmp, strerror(errno));
+			break;
+		}
+		x.bytes = 0;
+		x.too_big = x.write_failed = false;
+		XXH64_reset(x.hash, 0);
+		t = try_once(c, f, &x, why, why_size);
+		if (t == TRY_BODY && (fsync(x.fd) || close(x.fd))) {
+			x.fd = -1;
+			snprintf(why, why_size, "%s: %s", tmp, strerror(errno));
+			t = TRY_FAIL;
+		} else if (t != TRY_BODY) {
+			close(x.fd);
+		}
+		x.fd = -1;
+		if (t == TRY_BODY) {
+			err = body_check(f, o, tmp, &entries, why, why_size);
+			if (!err)
+				break;
+			t = err == -EBADMSG ? TRY_AGAIN : TRY_FAIL;
+		}
+		if (t != TRY_AGAIN)
+			break;
+		if (attempt < o->retries)
+			pr_warn("feed %s: %s; again in %gs (try %u of %u)\n", f->url, why, wait,
+				attempt + 2, o->retries + 1);
+	}
+	curl_easy_cleanup(c);
+	if (t == TRY_BODY) {
+		err = take_copy(f, tmp, &x, entries, why, why_size);
+		if (err >= 0) {
+			snprintf(f->etag, sizeof(f->etag), "%s", x.etag);
+			snprintf(f->last_modified, sizeof(f->last_modified), "%s", x.last_modified);
+		}
+		XXH64_freeState(x.hash);
+		return err < 0 ? BB_FEED_FAILED : err ? BB_FEED_UNCHANGED : BB_FEED_UPDATED;
+	}
+	unlink(tmp);
+	XXH64_freeState(x.hash);
+	return t == TRY_NOT_MODIFIED ? BB_FEED_UNCHANGED : BB_FEED_FAILED;
+}
+
+enum bb_feed_result bb_feed_fetch(struct bb_feed *f, const struct bb_feed_opts *o)
+{
+	char why[sizeof(f->error)] = "";
+	time_t now = time(NULL);
+
+	f->attempted = now;
+	f->result = fetch(f, o, why, sizeof(why));
+	if (f->result == BB_FEED_FAILED) {
+		f->failures++;
+		if (!f->stale_since)
+			f->stale_since = now;
+		snprintf(f->error, sizeof(f->error), "%s", why);
+		pr_err("feed %s: %s: %s\n", f->url, why, bb_feed_has_copy(f) ?
+		       "its last good copy stays" : "no copy of it yet, so it is left out");
+		return f->result;
+	}
+	f->fetched = now;
+	if (f->result == BB_FEED_UPDATED)
+		f->changed = now;
+	if (f->stale_since)
+		pr_info("feed %s: fresh again after %u failed fetch%s\n", f->url, f->failures,
+			f->failures == 1 ? "" : "es");
+	f->failures = 0;
+	f->stale_since = 0;
+	f->error[0] = '\0';
+	if (f->result == BB_FEED_UPDATED)
+		pr_info("feed %s: new copy, %llu entries in %llu bytes\n", f->url, f->entries,
+			f->bytes);
+	return f->result;
+}
+
+static json_t *feed_json(const struct bb_feed *f)
+{
+	char hash[20];
+
+	snprintf(hash, sizeof(hash), "%016llx", f->hash);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:i, s:s, s:s}",
+			 "url", f->url, "name", f->name, "file", f->file, "etag", f->etag,
+			 "last_modified", f->last_modified, "bytes", (json_int_t)f->bytes,
+			 "entries", (json_int_t)f->entries,
+			 "hash", hash, "fetched", (json_int_t)f->fetched,
+			 "changed", (json_int_t)f->changed, "attempted", (json_int_t)f->attempted,
+			 "stale_since", (json_int_t)f->stale_since, "failures", (int)f->failures,
+			 "result", bb_feed_result_name(f->result), "error", f->error);
+}
+
+int bb_feeds_save(const struct bb_feed *f, size_t n)
+{
+	char path[512], tmp[520];
+	json_t *arr = json_array(), *root;
+	size_t i;
+	int err = 0;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_FEEDS))
+		return -ENAMETOOLONG;
+	for (i = 0; arr && i < n; i++)
+		json_array_append_new(arr, feed_json(&f[i]));
+	root = json_pack("{s:o}", "feeds", arr);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!root || json_dump_file(root, tmp, JSON_INDENT(1)) || rename(tmp, path))
+		err = -errno ?: -EIO;
+	json_decref(root);
+	if (err)
+		pr_err("%s: %s\n", path, strerror(-err));
+	return err;
+}
+
+static void str_of(json_t *o, const char *key, char *out, size_t size)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	snprintf(out, size, "%s", s ? s : "");
+}
+
+static long long int_of(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+int bb_feeds_load(struct bb_feed *f, size_t max)
+{
+	char path[512], hash[20];
+	json_t *root, *arr, *j;
+	size_t i, n = 0;
+
+	if (bb_state_path(path, sizeof(path), BB_STATE_FEEDS))
+		return -ENAMETOOLONG;
+	root = json_load_file(path, 0, NULL);
+	if (!root)
+		return 0;
+	arr = json_object_get(root, "feeds");
+	json_array_foreach(arr, i, j) {
+		const char *r = json_string_value(json_object_get(j, "result"));
+
+		if (n >= max)
+			break;
+		memset(&f[n], 0, sizeof(f[n]));
+		str_of(j, "url", f[n].url, sizeof(f[n].url));
+		str_of(j, "name", f[n].name, sizeof(f[n].name));
+		str_of(j, "file", f[n].file, sizeof(f[n].file));
+		str_of(j, "etag", f[n].etag, sizeof(f[n].etag));
+		str_of(j, "last_modified", f[n].last_modified, sizeof(f[n].last_modified));
+		str_of(j, "error", f[n].error, sizeof(f[n].error));
+		str_of(j, "hash", hash, sizeof(hash));
+		f[n].hash = strtoull(hash, NULL, 16);
+		f[n].bytes = (unsigned long long)int_of(j, "bytes");
+		f[n].entries = (unsigned long long)int_of(j, "entries");
+		f[n].fetched = (time_t)int_of(j, "fetched");
+		f[n].changed = (time_t)int_of(j, "changed");
+		f[n].attempted = (time_t)int_of(j, "attempted");
+		f[n].stale_since = (time_t)int_of(j, "stale_since");
+		f[n].failures = (unsigned int)int_of(j, "failures");
+		f[n].result = !r ? BB_FEED_NEVER : !strcmp(r, "updated") ? BB_FEED_UPDATED :
+			      !strcmp(r, "unchanged") ? BB_FEED_UNCHANGED :
+			      !strcmp(r, "failed") ? BB_FEED_FAILED : BB_FEED_NEVER;
+		if (f[n].url[0] && f[n].file[0])
+			n++;
+	}
+	json_decref(root);
+	return (int)n;
+}
+
+/* "2026-12-01 18:00:02 UTC" */
+static const char *utc(time_t t, char *buf, size_t size)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	return buf;
+}
+
+bool bb_feed_stale(const struct bb_feed *f)
+{
+	return f->stale_since != 0;
+}
+
+void bb_feeds_status_text(FILE *out)
+{
+	struct bb_feed *f = calloc(BB_FEEDS_MAX, sizeof(*f));
+	int n = f ? bb_feeds_load(f, BB_FEEDS_MAX) : 0, i;
+	time_t now = time(NULL);
+	char t1[40], t2[40], sz[32];
+
+	for (i = 0; i < n; i++) {
+		const struct bb_feed *e = &f[i];
+
+		fprintf(out, "feed         %s: ", e->url);
+		if (!bb_feed_has_copy(e))
+			fprintf(out, "NO COPY YET (%u failed fetch%s: %s): left out of the filter\n",
+				e->failures, e->failures == 1 ? "" : "es", e->error);
+		else if (bb_feed_stale(e))
+			fprintf(out, "STALE since %s (%u failed fetch%s, the last: %s); its last good "
+				"copy stays (%llu entries, from %s)\n", utc(e->stale_since, t1,
+				sizeof(t1)), e->failures, e->failures == 1 ? "" : "es", e->error,
+				e->entries, utc(e->changed, t2, sizeof(t2)));
+		else
+			fprintf(out, "fresh: %llu entries, %s; checked %lld s ago (%s), this copy "
+				"from %s\n", e->entries, bb_human_bytes(e->bytes, sz, sizeof(sz)),
+				(long long)(now - e->attempted), bb_feed_result_name(e->result),
+				utc(e->changed, t1, sizeof(t1)));
+	}
+	free(f);
+}
+
+json_t *bb_feeds_status_json(void)
+{
+	struct bb_feed *f = calloc(BB_FEEDS_MAX, sizeof(*f));
+	int n = f ? bb_feeds_load(f, BB_FEEDS_MAX) : 0, i;
+	json_t *arr = json_array();
+
+	for (i = 0; i < n; i++) {
+		json_t *j = feed_json(&f[i]);
+
+		json_object_set_new(j, "stale", json_boolean(bb_feed_stale(&f[i])));
+		json_object_set_new(j, "copy", json_boolean(bb_feed_has_copy(&f[i])));
+		json_array_append_new(arr, j);
+	}
+	free(f);
+	return arr;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Feeds: lists the daemon fetches by http(s) URL (feed.c). Each has a last good copy
+ * in the feed directory, which is what load reads; a fetch replaces it only with a
+ * whole, parseable copy that did not shrink too much. What each feed did last is kept
+ * in the state directory's feeds.json, where status and the metrics find it.
+ */
+#ifndef BB_FEED_H
+#define BB_FEED_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+#include <jansson.h>
+
+#define BB_STATE_FEEDS		"feeds.json"	/* every feed's last fetch (state dir) */
+#define BB_FEED_DIR		"feeds"		/* copies, by default: in the state dir */
+#define BB_FEED_NAME_MAX	80
+#define BB_FEEDS_MAX		64	/* feeds an instance has (its config's list keys) */
+
+/* How feeds are fetched: the config's feed_* keys. */
+struct bb_feed_opts {
+	double timeout_s;		/* a whole transfer; default 300 */
+	double connect_timeout_s;	/* default 15 */
+	unsigned long long max_bytes;	/* default 1 GiB */
+	unsigned int retries;		/* tries after the first; default 3 */
+	double retry_wait_s;		/* before the first retry, doubled each time;
+					 * default 10 */
+	double max_shrink;		/* fraction of its entries a new copy may lose;
+					 * default 0.5 */
+	const char *cafile;		/* https: the CAs to trust; NULL: the system's */
+	volatile sig_atomic_t *stop;	/* set: transfers and waits stop at once */
+};
+
+void bb_feed_opts_default(struct bb_feed_opts *o);
+
+enum bb_feed_result {
+	BB_FEED_NEVER,		/* not fetched yet */
+	BB_FEED_UPDATED,	/* a new copy, checked: the lists changed */
+	BB_FEED_UNCHANGED,	/* 304, or the same bytes again: nothing to load */
+	BB_FEED_FAILED,		/* no new copy: the last good one stays (if there is one) */
+};
+
+/* One feed: what feeds.json keeps. Times are Unix seconds, 0 for never. */
+struct bb_feed {
+	char url[1024];
+	char name[BB_FEED_NAME_MAX];	/* its copy's file name: hash-basename */
+	char file[640];			/* its last good copy's path */
+	char etag[256], last_modified[64];
+	unsigned long long bytes, entries, hash;	/* of the last good copy */
+	time_t fetched;		/* last time the server answered well (200 or 304) */
+	time_t changed;		/* last time a new copy was taken */
+	time_t attempted;	/* last fetch */
+	time_t stale_since;	/* the first failed fetch since the last good one; 0: fresh */
+	unsigned int failures;	/* failed fetches in a row */
+	enum bb_feed_result result;	/* of the last fetch */
+	char error[1024];	/* why it failed; "" */
+};
+
+/* Whether a list names a feed: http:// or https://. */
+bool bb_feed_is_url(const char *s);
+/* The feed of url, its copy in dir: name and file set, the rest empty. */
+int bb_feed_init(struct bb_feed *f, const char *url, const char *dir);
+/* Whether its last good copy exists (load can read it). */
+bool bb_feed_has_copy(const struct bb_feed *f);
+
+/*
+ * Fetch f: a conditional request (its ETag, Last-Modified), retried with back-off on
+ * errors worth retrying; a 200's body checked (whole, within max_bytes, parseable
+ * as a list, not shrunk by more than max_shrink, some entry in it) and then made
+ * the copy. The result is f->result; f's fields are updated either way.
+ */
+enum bb_feed_result bb_feed_fetch(struct bb_feed *f, const struct bb_feed_opts *o);
+
+/* feeds.json: n feeds written (atomically), or read into at most max (the count). */
+int bb_feeds_save(const struct bb_feed *f, size_t n);
+int bb_feeds_load(struct bb_feed *f, size_t max);
+
+/* Stale: its last fetch failed (the last good copy, if any, is what is loaded). */
+bool bb_feed_stale(const struct bb_feed *f);
+/* status: a line a feed of feeds.json; status -j: them as an array. */
+void bb_feeds_status_text(FILE *out);
+json_t *bb_feeds_status_json(void);
+
+const char *bb_feed_result_name(enum bb_feed_result r);	/* "updated"... */
+
+/* libcurl's global set-up: once, before threads. */
+int bb_feed_global_init(void);
+
+#endif /* BB_FEED_H */
