@@ -12,7 +12,7 @@ packages=(
 	systemd	# systemd-analyze verify on the unit
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
-	jq util-linux dnsmasq-base busybox gzip xz-utils zstd tcpdump
+	jq util-linux libcap2-bin dnsmasq-base busybox gzip xz-utils zstd tcpdump
 	prometheus	# promtool checks the metrics bloomblock prints
 )
 

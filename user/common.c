@@ -179,7 +179,8 @@ int bb_require_bpf_caps(void)
 	/* root in a container or a unit that dropped them: the kernel would say EPERM */
 	pr_err("loading needs the capabilities CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (or "
 	       "CAP_SYS_ADMIN for the first two); this process lacks%s%s%s: grant them (a "
-	       "systemd unit: AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_NET_ADMIN)\n",
+	       "systemd unit: AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_SYS_ADMIN, the last for "
+	       "opening the live filter by its map id)\n",
 	       bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON", net ? "" : " CAP_NET_ADMIN");
 	return -EPERM;
 }

@@ -304,7 +304,13 @@ static int live_filter_fd(const struct bb_instance *inst, __u32 *id)
 	if (bpf_map_lookup_elem(inst->filters_fd, &zero, id))
 		return -errno;
 	fd = bpf_map_get_fd_by_id(*id);
-	return fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		return fd;
+	fd = -errno;
+	if (fd == -EPERM)	/* the callers say what failed; this says why */
+		pr_err("opening the live filter by its map id takes CAP_SYS_ADMIN (the kernel's "
+		       "rule for BPF_MAP_GET_FD_BY_ID); this process lacks it\n");
+	return fd;
 }
 
 int bb_filter_map_create(struct bb_filter_map *map, __u32 nblocks, __u32 allow_blocks)
