@@ -13,6 +13,7 @@ packages=(
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
 	jq util-linux libcap2-bin dnsmasq-base busybox gzip xz-utils zstd tcpdump
+	python3		# the reload test's sender and receiver
 	prometheus	# promtool checks the metrics bloomblock prints
 )
 

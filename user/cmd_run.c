@@ -659,6 +659,7 @@ static int serve_loop(struct serve *s, struct ring_buffer *rb)
 			next_wd = now + wd_ns;
 		}
 		if (now >= next_beat) {
+			bb_confirmer_tidy(&s->c);
 			err = bb_confirm_beat(&s->c, false);
 			if (err) {
 				pr_err("cannot write the heartbeat: %s\n", strerror(-err));

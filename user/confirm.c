@@ -196,6 +196,18 @@ static int confirmer_sync(struct bb_confirmer *c, const struct bb_confirm_req *r
 	return 0;
 }
 
+void bb_confirmer_tidy(struct bb_confirmer *c)
+{
+	__u32 zero = 0, live;
+
+	if (!c->inst || !c->have_img ||
+	    bpf_map_lookup_elem(c->inst->filters_fd, &zero, &live) || live == c->img.map_id)
+		return;
+	close_view(c);
+	bb_image_close(&c->img);
+	c->have_img = false;
+}
+
 int bb_confirm_answer(struct bb_confirmer *c, const struct bb_confirm_req *req)
 {
 	const struct bb_index_rec *rec = NULL;

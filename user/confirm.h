@@ -80,5 +80,10 @@ int bb_confirm_by_list(const struct bb_confirm_maps *m, __u64 generation, struct
 
 /* What the confirmer opened. */
 void bb_confirmer_close(struct bb_confirmer *c);
+/*
+ * Let go of a filter that is no longer live (its image and index), so that a reload's
+ * old map is freed at once, not at the next request: the beat calls it.
+ */
+void bb_confirmer_tidy(struct bb_confirmer *c);
 
 #endif /* BB_CONFIRM_H */

@@ -14,6 +14,10 @@
 #   - the old filter maps are freed: the number of BPF maps and the memlock they
 #     hold do not grow over the 100 reloads.
 #
+# Then the same again with the daemon doing the reloads: `bloomblock run --config`
+# whose list file is replaced (a rename) before each SIGHUP, at least 30 times
+# under the same stream, each SIGHUP's load waited for before the next.
+#
 # TAP output; root needed (else skipped; a skip fails under CI=true).
 #
 #   dut namespace: bbd0  198.51.100.1   <- bloomblock XDP; the receiver on :9 and :53
@@ -27,6 +31,7 @@ for c in python3 bpftool jq; do
 done
 
 RELOADS=${BB_RELOADS:-100}
+HUPS=${BB_RELOAD_HUPS:-30}
 FRAMES=${BB_RELOAD_FRAMES:-40000}	# datagrams in all, over every source and name
 
 e2e_begin
@@ -75,8 +80,10 @@ filter_maps() {	# filter_maps MEMLOCK OLD_IDS: "count memlock" of such maps
 
 # ---- the receiver: counts datagrams on :9 by source, DNS queries on :53 by name ---------
 RECV_OUT=$BB_TMP/received.json
-# started as `ip netns exec ... timeout ...` itself, not through a function, so that
-# $! is timeout, which passes the SIGTERM on to the receiver
+# started as `ip netns exec ... timeout ...` itself, not through in_dut, so that $! is
+# timeout, which passes the SIGTERM on to the receiver
+start_receiver() {
+rm -f "$RECV_OUT" "$RECV_OUT.ready"
 ip netns exec "$NS_DUT" timeout 120 python3 - "$RECV_OUT" <<'PY' &
 import json, select, signal, socket, sys
 out = sys.argv[1]
@@ -112,7 +119,7 @@ while True:
 PY
 RECV_PID=$!
 for _ in $(seq 50); do [ -e "$RECV_OUT.ready" ] && break; sleep 0.1; done
-check "the receiver listens in the dut namespace" test -e "$RECV_OUT.ready"
+}
 
 # ---- the sender: raw frames out of bbs0, round robin over the items, paced ---------------
 SENT_OUT=$BB_TMP/sent.json
@@ -160,18 +167,23 @@ json.dump(sent, open(out, "w"))
 PY
 }
 
+# phase NAME RELOAD MIN: the stream through at least MIN reloads, each made by the
+# function RELOAD (given the list to make live), alternating the lists; then the checks
+phase() {
+local name=$1 reload=$2 min=$3 reload_fail=0 i=0 reloads g s k left
+start_receiver
+check "$name: the receiver listens in the dut namespace" test -e "$RECV_OUT.ready"
 old_ids=$(bpftool -j map show 2>/dev/null | jq -c '[.[].id]')
 live_memlock=$(bpftool -j map show id "$(live_map)" | jq -r .bytes_memlock)
 gen0=$(bb_status .filter.generation)
 nofilter0=$(bb_stat no_filter)
 send_stream "$BOTH" "$ONE" "$TWO" "$FREE" both.example one.example two.example free.example &
 SEND_PID=$!
-# reloads for as long as the stream flows, and at least $RELOADS of them
-reload_fail=0 i=0
-while [ "$i" -lt "$RELOADS" ] || kill -0 "$SEND_PID" 2>/dev/null; do
+# reloads for as long as the stream flows, and at least $min of them
+while [ "$i" -lt "$min" ] || kill -0 "$SEND_PID" 2>/dev/null; do
 	i=$((i + 1))
 	if [ $((i % 2)) = 1 ]; then l=$LIST2; else l=$LIST1; fi
-	bb load "$l" --seed 7 >/dev/null 2>&1 || reload_fail=$((reload_fail + 1))
+	"$reload" "$l" >/dev/null 2>&1 || reload_fail=$((reload_fail + 1))
 	[ "$i" -lt 5000 ] || break	# bounded, whatever happens
 done
 reloads=$i
@@ -180,29 +192,29 @@ send_rc=$?
 sleep 0.5	# the last datagrams reach the receiver
 kill -TERM "$RECV_PID" 2>/dev/null
 wait "$RECV_PID" 2>/dev/null
-check_eq "the sender sent every frame" "$send_rc" 0
-check_ge "at least $RELOADS reloads under traffic ($reloads)" "$reloads" "$RELOADS"
-check_eq "every reload succeeded" "$reload_fail" 0
-check_eq "the generation advanced by $reloads" "$(bb_status .filter.generation)" $((gen0 + reloads))
+check_eq "$name: the sender sent every frame" "$send_rc" 0
+check_ge "$name: at least $min reloads under traffic ($reloads)" "$reloads" "$min"
+check_eq "$name: every reload succeeded" "$reload_fail" 0
+check_eq "$name: the generation advanced by $reloads" "$(bb_status .filter.generation)" \
+	$((gen0 + reloads))
 
-sent() { jq -r --arg k "$1" '.[$k] // 0' "$SENT_OUT" 2>/dev/null; }
-got() { jq -r --arg k "$1" '.[$k] // 0' "$RECV_OUT" 2>/dev/null; }
-check_eq "no packet met a missing filter (no_filter unchanged)" "$(bb_stat no_filter)" "$nofilter0"
-check_ge "tens of thousands of frames went through the reloads" \
+check_eq "$name: no packet met a missing filter (no_filter unchanged)" "$(bb_stat no_filter)" \
+	"$nofilter0"
+check_ge "$name: tens of thousands of frames went through the reloads" \
 	$(( $(sent "$BOTH") + $(sent "$ONE") + $(sent "$TWO") + $(sent "$FREE") + $(sent both.example) \
 	+ $(sent one.example) + $(sent two.example) + $(sent free.example) )) 20000
-check_eq "not one datagram from $BOTH (in both lists) arrived" "$(got "$BOTH")" 0
-check_eq "not one query for both.example (in both lists) arrived" "$(got both.example)" 0
-check_eq "every datagram from the unlisted $FREE arrived ($(sent "$FREE") sent)" \
+check_eq "$name: not one datagram from $BOTH (in both lists) arrived" "$(got "$BOTH")" 0
+check_eq "$name: not one query for both.example (in both lists) arrived" "$(got both.example)" 0
+check_eq "$name: every datagram from the unlisted $FREE arrived ($(sent "$FREE") sent)" \
 	"$(got "$FREE")" "$(sent "$FREE")"
-check_eq "every query for the unlisted free.example arrived ($(sent free.example) sent)" \
+check_eq "$name: every query for the unlisted free.example arrived ($(sent free.example) sent)" \
 	"$(got free.example)" "$(sent free.example)"
 for k in "$ONE" "$TWO" one.example two.example; do
 	g=$(got "$k") s=$(sent "$k")
 	if [ "$g" -gt 0 ] && [ "$g" -lt "$s" ]; then
-		tap_ok "$k, in one list: follows the switch ($g of $s arrived)"
+		tap_ok "$name: $k, in one list: follows the switch ($g of $s arrived)"
 	else
-		tap_not_ok "$k, in one list: follows the switch"; echo "# $g of $s arrived"
+		tap_not_ok "$name: $k, in one list: follows the switch"; echo "# $g of $s arrived"
 	fi
 done
 
@@ -212,10 +224,47 @@ for _ in $(seq 20); do
 	[ "${left%% *}" -le 1 ] && break
 	sleep 0.25
 done
-check_eq "of the $reloads filter maps the reloads made, only the live one is left" \
+check_eq "$name: of the $reloads filter maps the reloads made, only the live one is left" \
 	"${left%% *}" 1
-check_eq "... so the memlock they hold is the live one's ($live_memlock bytes)" \
+check_eq "$name: ... so the memlock they hold is the live one's ($live_memlock bytes)" \
 	"${left#* }" "$live_memlock"
+}
+sent() { jq -r --arg k "$1" '.[$k] // 0' "$SENT_OUT" 2>/dev/null; }
+got() { jq -r --arg k "$1" '.[$k] // 0' "$RECV_OUT" 2>/dev/null; }
+
+# ---- reloads by load ---------------------------------------------------------------------
+reload_load() { bb load "$1" --seed 7; }
+phase "load" reload_load "$RELOADS"
+
+# ---- reloads by the daemon's SIGHUP ----------------------------------------------------------
+CUR=$BB_TMP/current.txt CONF=$BB_TMP/reload.conf
+cp "$LIST1" "$CUR"
+printf '[instance]\ninterface = bbd0\nmode = drop\nlist = %s\npin_dir = %s\nseed = 7\nmetrics = off\n' \
+	"$CUR" "$BB_PIN_DIR" >"$CONF"
+RUN_LOG=$BB_TMP/run.log
+: >"$RUN_LOG"
+timeout 300 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$RUN_LOG" 2>&1 &
+daemon=$!
+for _ in $(seq 1 100); do grep -q '^<6>serving /sys' "$RUN_LOG" && break; sleep 0.1; done
+dpid=$(pgrep -P "$daemon" | head -n 1)
+check_match "run --config serves the instance" '^<6>serving /sys' "$(cat "$RUN_LOG")"
+# reload_hup LIST: LIST made the config's list (a rename), SIGHUP, its load waited for
+reload_hup() {
+	local n
+	n=$(grep -c '^<6>SIGHUP: loaded' "$RUN_LOG")
+	cp "$1" "$CUR.new" && mv "$CUR.new" "$CUR" && kill -HUP "$dpid" || return 1
+	for _ in $(seq 1 200); do
+		[ "$(grep -c '^<6>SIGHUP: loaded' "$RUN_LOG")" -gt "$n" ] && return 0
+		grep -q '^<3>SIGHUP' "$RUN_LOG" && return 1
+		sleep 0.05
+	done
+	return 1
+}
+phase "SIGHUP" reload_hup "$HUPS"
+kill -TERM "$dpid" 2>/dev/null
+wait "$daemon"
+check_match "the daemon stopped cleanly on SIGTERM" '^<6>stopped \(SIGTERM\)' "$(cat "$RUN_LOG")"
+check_no_match "... and said no error" '^<3>' "$(cat "$RUN_LOG")"
 
 run bb unload --all
 check_rc "unload --all exits 0" 0
