@@ -34,7 +34,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 BPF_PROGS	:= bloomblock
-BPF_TEST_PROGS	:= xxhash_test
+BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # The pure core (list parsing, names, filter building) needs no libbpf and no root:
 # unit tests link it alone. Everything else in user/ is the CLI over libbpf.
 CORE_SRCS	:= $(wildcard user/list_*.c) $(wildcard user/filter_*.c) user/reader.c user/name.c \

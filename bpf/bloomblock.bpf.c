@@ -1386,7 +1386,12 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	return xdp_action(v);
 }
 
-/* tc: drop, or pass with the configured mark when flagged. */
+/*
+ * tc: drop, or pass with the configured mark when flagged. A pass is TC_ACT_UNSPEC, not
+ * TC_ACT_OK: "no opinion", so the hook's filters after ours (a higher priority number)
+ * still run, as they would without bloomblock; TC_ACT_OK would end the classification
+ * and skip them. With no filter after ours the packet goes on as with TC_ACT_OK.
+ */
 static __always_inline int tc_action(struct __sk_buff *skb, int v)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX;
@@ -1401,7 +1406,7 @@ static __always_inline int tc_action(struct __sk_buff *skb, int v)
 		if (cfg && cfg->mark)
 			skb->mark = cfg->mark;
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 struct {

@@ -1042,7 +1042,7 @@ static bool run_step(const struct run_ctx *r, const struct step *s, const __u8 *
 	if (r->hook == HOOK_XDP) {
 		want = expect.dropped ? XDP_DROP : XDP_PASS;
 	} else {
-		want = expect.dropped ? TC_ACT_SHOT : TC_ACT_OK;
+		want = expect.dropped ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;	/* pass: the next filter's */
 		if (expect.flagged && cfg)
 			want_mark = cfg->mark;
 	}

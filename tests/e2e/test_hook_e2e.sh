@@ -3,8 +3,10 @@
 # End to end, sharing the XDP hook: load never replaces an XDP program it did not
 # attach (without --force), and says how to remove it in a way that works for how it
 # got there: ip's generic mode, xdp-filter (libxdp), another bloomblock instance's
-# bpf_link; --force replaces it; unload never removes one it did not attach. TAP
-# output; root needed.
+# bpf_link; --force replaces it; unload never removes one it did not attach. At tc,
+# bloomblock's filter (its priority and handle) runs between two filters of another
+# program's, one before it and one after, that load, reload and unload leave as they
+# were. TAP output; root needed.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +34,8 @@ xdp_prog() { in_dut ip -d link show dev bbd0 | sed -n 's/.*prog\/xdp id \([0-9]*
 in_dut_bpffs() { nsenter --net="/run/netns/$NS_DUT" "$@"; }
 
 [ -e "$FOREIGN" ] || bail "$FOREIGN is missing: make tests first"
+TC_OTHER=$BB_ROOT/.output/tc_count_test.bpf.o	# counts what it sees, lets the next filter decide
+[ -e "$TC_OTHER" ] || bail "$TC_OTHER is missing: make tests first"
 
 # ---- a generic-mode program attached with ip ---------------------------------------------
 run in_dut ip link set dev bbd0 xdpgeneric obj "$FOREIGN" sec xdp
@@ -77,6 +81,52 @@ run bb unload --all
 check_rc "unload --all" 0
 check_eq "... and still after unload --all" "$(xdp_prog)" "$id"
 in_dut ip link set dev bbd0 xdpgeneric off
+
+# ---- tc: another program's filters on the same hook, before and after bloomblock's -----------
+# tc_filters: "pref handle prog_name" of each filter on bbd0 ingress
+tc_filters() {
+	in_dut tc -j filter show dev bbd0 ingress |
+		jq -r '.[] | select(.options) | "\(.pref) \(.options.handle) \(.options.prog.name)"' | sort -n
+}
+# tc_seen HANDLE: the packets tc_count_test under that handle counted
+tc_seen() {
+	local id map
+	id=$(in_dut tc -j filter show dev bbd0 ingress |
+		jq -r --arg h "$1" '.[] | select(.options.handle == $h) | .options.prog.id')
+	map=$(bpftool -j prog show id "$id" | jq -r '.map_ids[0]')
+	# the value as BTF formats it, else its bytes ("0x0e", little-endian) added up
+	bpftool -j map lookup id "$map" key 0 0 0 0 | jq -r '.formatted.value // (.value | reverse |
+		map(ltrimstr("0x") | explode | map(if . >= 97 then . - 87 else . - 48 end) |
+		    .[0] * 16 + .[1]) | reduce .[] as $b (0; . * 256 + $b))'
+}
+in_dut tc qdisc add dev bbd0 clsact
+run in_dut tc filter add dev bbd0 ingress prio 1 handle 0x77 bpf da obj "$TC_OTHER" sec tc
+check_rc "another program's tc filter at priority 1 (before bloomblock's)" 0
+run in_dut tc filter add dev bbd0 ingress prio 60000 handle 0x78 bpf da obj "$TC_OTHER" sec tc
+check_rc "... and one at priority 60000 (after it)" 0
+before=$(tc_filters)
+run bb load "$LIST" -i bbd0 --hook tc-ingress
+check_rc "load --hook tc-ingress beside them" 0
+bb_pref=$((0xb10c))
+check_match "bloomblock's filter at its documented priority ($bb_pref)" "^$bb_pref 0x[0-9a-f]+ bloomblock_tc_i" \
+	"$(tc_filters)"
+check_eq "... and the other two as they were" "$(tc_filters | grep -v "^$bb_pref ")" "$before"
+expect_blocked "at tc: the listed source is dropped" 198.51.100.2 $V4
+expect_pass "at tc: an unlisted source passes" 198.51.100.3 $V4
+first=$(tc_seen 0x77) last=$(tc_seen 0x78)
+check_ge "the filter before bloomblock's saw every ping (both sources)" "$first" 6
+check_ge "the filter after it saw the passed ones" "$last" 3
+check_ge "... and not the dropped ones (it saw fewer)" "$((first - last))" 3
+run bb load "$LIST"
+check_rc "a reload at tc" 0
+check_eq "... leaves the other filters as they were" "$(tc_filters | grep -v "^$bb_pref ")" "$before"
+check_ge "... with their counts" "$(tc_seen 0x77)" "$first"
+run bb unload -i bbd0
+check_rc "unload -i bbd0" 0
+check_eq "unload removes bloomblock's filter only" "$(tc_filters)" "$before"
+check_match "... and leaves the clsact qdisc they need" 'clsact' "$(in_dut tc qdisc show dev bbd0)"
+expect_pass "... and the other filters pass traffic as before" 198.51.100.2 $V4
+in_dut tc qdisc del dev bbd0 clsact
 
 # ---- xdp-filter (libxdp) ---------------------------------------------------------------------
 if command -v xdp-filter >/dev/null; then
