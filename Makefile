@@ -145,7 +145,7 @@ $(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/lib/pkt.c tests/lib/pkt.h 
 	$(Q)$(CC) $(CFLAGS) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) tests/lib/pkt.c \
 		$(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
-bench: bloomblock $(OUTPUT)/bench
+bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 	$(Q)BB_OUTPUT=$(OUTPUT) scripts/bench.sh $(BENCH_ARGS)
 
 # Every test, with the CLI and test programs built under AddressSanitizer/UBSan;

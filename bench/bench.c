@@ -253,7 +253,7 @@ static int run_all(void)
 	static struct event_results events;
 	static struct confirm_results confirm;
 	static struct script_results script;
-	static struct table veth, targets;
+	static struct table veth, daemon, targets;
 	const struct {
 		struct table *t;
 		unsigned int part;
@@ -261,7 +261,7 @@ static int run_all(void)
 		{ &addr.cold_table, PART_ADDR }, { &addr.hot_table, PART_ADDR },
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
-		{ &load.table, PART_LOAD }, { &veth, PART_LOAD },
+		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_LOAD },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
 		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
 		{ &confirm.table, PART_CONFIRM }, { &targets, PART_ALL },
@@ -280,6 +280,7 @@ static int run_all(void)
 		if (settings.load_results)
 			script_results_read(&script, settings.load_results);
 		veth_report(&veth, &script);
+		daemon_report(&daemon, &script);
 		err = load_run(&load, &script);
 	}
 	if (!err && (parts & PART_LIVE)) {

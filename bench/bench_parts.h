@@ -101,7 +101,7 @@ int filter_map_image(struct bb_filter *filter, bool populate, struct push_times 
 struct script_results {
 	struct {
 		char name[64], value[128];
-	} line[128];
+	} line[192];
 	int n;
 };
 
@@ -331,6 +331,10 @@ int confirm_run(struct confirm_results *res);
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
+
+/* ---- the daemon's table (daemon.c): table 11, from script ---- */
+
+void daemon_report(struct table *table, const struct script_results *script);
 
 /* ---- the targets and the report (bench_report.c) ---- */
 

@@ -263,7 +263,74 @@ veth_part() {
 }
 veth_part
 
-# 4. Everything else, and the tables.
+# 4. The daemon (bloomblock run --config), in the private namespace: its list is a feed
+# of the whole IPv4 list served by tests/tools/feedsrv on the namespace's loopback.
+# Measured: the start (fetch + load), the daemon's CPU over 10 idle seconds (before its
+# first refresh), a refresh the server answers 304 (its time, and the generations it
+# made: none), and GET /metrics, 200 times with curl.
+daemon_part() {
+	local srv=$OUT/tests/feedsrv www=$TMP/www conf=$TMP/daemon.conf log=$TMP/daemon.log
+	local pid='' t0 t1 g0 g1 c0 c1 hz i tick
+	[ -x "$srv" ] || { echo "daemon_status $srv is missing (make tests)" >>"$RES"; return 1; }
+	command -v curl >/dev/null || { echo "daemon_status curl is not installed" >>"$RES"; return 1; }
+	mkdir -p "$www" && ln -f "$TMP/ip4.txt" "$www/ip4.txt" 2>/dev/null || cp "$TMP/ip4.txt" "$www/"
+	ip netns exec "$NS" timeout 900 "$srv" 127.0.0.1 8090 "$www" "$TMP/feedsrv.log" 900 \
+		>/dev/null 2>&1 &
+	printf '[instance]\ninterface = bbb0\nmode = drop\npin_dir = %s\nlist = %s\n' \
+		"$PIN" "http://127.0.0.1:8090/ip4.txt" >"$conf"
+	printf 'refresh = 20s\nmetrics = 127.0.0.1:9490\nfeed_timeout = 10m\n' >>"$conf"
+	note "daemon: run --config with a feed of $LINES addresses"
+	sleep 0.3
+	t0=$(now)
+	timeout 900 nsenter --net="/run/netns/$NS" "$BB" run --config "$conf" >"$log" 2>&1 &
+	for ((i = 0; i < 6000; i++)); do
+		grep -q '^<6>serving /sys' "$log" && break
+		kill -0 $! 2>/dev/null || break
+		sleep 0.1
+	done
+	t1=$(now)
+	pid=$(pgrep -P $! | head -n 1)
+	if [ -z "$pid" ] || ! grep -q '^<6>serving /sys' "$log"; then
+		echo "daemon_status did not start: $(grep '^<3>' "$log" | tail -n 1)" >>"$RES"
+		return 1
+	fi
+	echo "daemon_start_s $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}")" >>"$RES"
+	echo "daemon_feed_entries $LINES" >>"$RES"
+	g0=$(nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" status -j | jq .filter.generation)
+	# idle: utime + stime of every thread, in clock ticks, over 10 s
+	hz=$(getconf CLK_TCK)
+	tick() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+	c0=$(tick "$pid")
+	sleep 10
+	c1=$(tick "$pid")
+	echo "daemon_idle_cpu_pct $(awk "BEGIN{printf \"%.3f\", ($c1 - $c0) * 100 / $hz / 10}")" >>"$RES"
+	for ((i = 0; i < 300; i++)); do
+		grep -Eq '^<6>refresh 1( |:)' "$log" && break
+		sleep 0.1
+	done
+	g1=$(nsenter --net="/run/netns/$NS" "$BB" --pin-dir "$PIN" status -j | jq .filter.generation)
+	echo "daemon_304_s $(sed -n 's/^<6>refresh 1 (\([0-9.]*\) s).*/\1/p' "$log")" >>"$RES"
+	echo "daemon_304_generations $((g1 - g0))" >>"$RES"
+	echo "daemon_304_answer $(grep -c '^ip4.txt ok 304' "$TMP/feedsrv.log")" >>"$RES"
+	ip netns exec "$NS" curl -s -o "$TMP/metrics.txt" http://127.0.0.1:9490/metrics
+	echo "daemon_metrics_bytes $(stat -c %s "$TMP/metrics.txt")" >>"$RES"
+	echo "daemon_metrics_families $(grep -c '^# TYPE' "$TMP/metrics.txt")" >>"$RES"
+	for ((i = 0; i < 200; i++)); do
+		ip netns exec "$NS" curl -s -o /dev/null -w '%{time_total}\n' \
+			http://127.0.0.1:9490/metrics
+	done | sort -g | awk '{ v[NR] = $1 * 1000 } END {
+		printf "daemon_metrics_gets %d\ndaemon_metrics_min_ms %.3f\n", NR, v[1]
+		printf "daemon_metrics_med_ms %.3f\n", v[int((NR + 1) / 2)]
+		printf "daemon_metrics_p99_ms %.3f\ndaemon_metrics_max_ms %.3f\n", v[int(NR * 0.99)], v[NR]
+	}' >>"$RES"
+	kill -TERM "$pid"
+	for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	unload_all
+	return 0
+}
+daemon_part
+
+# 5. Everything else, and the tables.
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
 BENCH_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo "+changes") \
 BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) \

@@ -529,13 +529,18 @@ static void run_refresh(unsigned long long *sig)
 {
 	static unsigned long refreshes;
 	unsigned long long cur;
+	__u64 t0 = bb_mono_ns();
 	char said[128];
 
 	feeds_fetch(said, sizeof(said));
 	cur = lists_signature();
-	pr_info("refresh %lu: %s%s\n", ++refreshes, said,
-		cur != *sig ? "lists changed: loading" : "no list changed: nothing to load");
-	if (cur != *sig && !config_load("refresh"))
+	if (cur == *sig) {
+		pr_info("refresh %lu (%.3f s): %sno list changed: nothing to load\n", ++refreshes,
+			(double)(bb_mono_ns() - t0) / 1e9, said);
+		return;
+	}
+	pr_info("refresh %lu: %slists changed: loading\n", ++refreshes, said);
+	if (!config_load("refresh"))
 		*sig = cur;
 }
 

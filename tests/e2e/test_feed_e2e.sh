@@ -75,18 +75,18 @@ stop_daemon() {
 	grep -q '^<6>stopped (SIGTERM)' "$BB_TMP/run.log"
 }
 generation() { bb_status '.filter.generation'; }
+REFRESH_RE='^<6>refresh [0-9]+( \([0-9.]+ s\))?:'	# "refresh 3 (0.004 s): ..." or "refresh 4: ..."
 # wait_refresh: until the daemon logs one more refresh than it had (20 s at most)
 wait_refresh() {
 	local before
-	before=$(grep -c '^<6>refresh [0-9]*:' "$BB_TMP/run.log")
+	before=$(grep -Ec "$REFRESH_RE" "$BB_TMP/run.log")
 	for _ in $(seq 1 200); do
-		[ "$(grep -c '^<6>refresh [0-9]*:' "$BB_TMP/run.log")" -gt "$before" ] && return 0
+		[ "$(grep -Ec "$REFRESH_RE" "$BB_TMP/run.log")" -gt "$before" ] && return 0
 		sleep 0.1
 	done
 	return 1
 }
-# wait_loaded: until the last refresh's load (if any) is done
-last_refresh() { grep '^<6>refresh [0-9]*:' "$BB_TMP/run.log" | tail -n 1; }
+last_refresh() { grep -E "$REFRESH_RE" "$BB_TMP/run.log" | tail -n 1; }
 feed() { jq -r --arg u "$URL/$1" ".feeds[] | select(.url == \$u) | $2" "$BB_STATE_DIR/feeds.json"; }
 served() { grep -c "^$1 " "$SRV_LOG"; }
 metrics() { bb stats --prometheus; }
