@@ -33,7 +33,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-BPF_PROGS	:= bloomblock
+BPF_PROGS	:= bloomblock freplace_target freplace_ext
 BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # The pure core (list parsing, names, filter building) needs no libbpf and no root:
 # unit tests link it alone. Everything else in user/ is the CLI over libbpf.

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "progress.h"
 #include "reader.h"
+#include "xdp_compat.h"
 
 /* --stream auto: lists this large in all are streamed, smaller ones held in memory */
 #define STREAM_MIN_BYTES	(1U << 20)
@@ -434,6 +435,7 @@ static int attach_iface(struct load_run *run, int i)
 		return err;
 	run->attached_now[i] = true;
 	pr_info("%s: attached (%s XDP)\n", o->targets.ifnames[i], bb_xdp_mode_name(used));
+	bb_xdp_compat_save();	/* for status: a plain link, and whether the dispatcher could be */
 	return 0;
 }
 

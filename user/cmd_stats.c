@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "pins.h"
 #include "state.h"
+#include "xdp_compat.h"
 
 static const struct counter {
 	const char *name;
@@ -617,6 +618,15 @@ static void confirm_text(const struct status_view *v)
 	       down_drop ? "drop (--daemon-down drop)" : "pass (--daemon-down pass, the default)");
 }
 
+/* xdp.json: how load attached at XDP and whether freplace works here, or NULL. */
+static json_t *xdp_json(void)
+{
+	char path[512];
+
+	return bb_state_path(path, sizeof(path), BB_STATE_XDP) ? NULL :
+	       json_load_file(path, 0, NULL);
+}
+
 /* run.json: the daemon's loads (cmd_run.c), or NULL. */
 static json_t *run_json(void)
 {
@@ -711,6 +721,7 @@ static void status_json(const struct status_view *v)
 			"burst", (json_int_t)cfg->event_burst));
 		json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
 		json_object_set_new(j, "feeds", bb_feeds_status_json());
+		json_object_set_new(j, "xdp_attach", xdp_json() ?: json_null());
 		json_object_set_new(j, "reloads", run_json() ?: json_null());
 		json_object_set_new(j, "confirm", hdr->flags & BB_HDR_F_CONFIRM ?
 				    confirm_json(v) : json_null());
@@ -757,6 +768,14 @@ static void status_text(const struct status_view *v)
 		       att[i].ifindex ? "" : " - interface gone, link is dead");
 	if (n <= 0)
 		printf("interface    none\n");
+	for (i = 0; i < n && att[i].hook != BB_HOOK_XDP; i++)
+		;
+	if (i < n) {
+		char xdp[512];
+
+		if (bb_xdp_compat_text(xdp, sizeof(xdp))[0])
+			printf("xdp attach   %s\n", xdp);
+	}
 	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
 	       ": a hit drops once bloomblock run found it on a list" : "");
 	if (hdr->flags & BB_HDR_F_CONFIRM)

@@ -157,7 +157,36 @@ run timeout 30 nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$OTHER" unloa
 check_rc "the advice works: that instance's unload" 0
 run bb load "$LIST" -i bbd0
 check_rc "then load -i bbd0 attaches" 0
+
+# ---- libxdp's dispatcher: freplace, probed; the plain link said -------------------------------
+run bb status -j
+freplace=$(jq -r '.xdp_attach.freplace' <<<"$out")
+why=$(jq -r '.xdp_attach.why' <<<"$out")
+check_match "status -j says how XDP is attached (a bpf_link) and whether freplace works" \
+	'^(true|false)$' "$freplace"
+run bb status
+check_match "status says it: xdp attach, a plain bpf_link" '^xdp attach +a plain bpf_link' "$out"
 run bb unload --all
 check_rc "unload --all" 0
+if command -v xdp-loader >/dev/null; then
+	# libxdp's own check, on the same kernel: does it fall back to a single program?
+	run in_dut_bpffs xdp-loader load -m skb -vv bbd0 "$FOREIGN"
+	check_rc "xdp-loader loads a program (libxdp)" 0
+	if grep -q 'Compatibility check for dispatcher program failed' <<<"$err"; then libxdp=false
+	else libxdp=true; fi
+	check_eq "bloomblock's freplace probe agrees with libxdp's own check" "$freplace" "$libxdp"
+	run in_dut_bpffs xdp-loader unload --all bbd0
+	[ "$had_xdp" = 0 ] && rm -rf /sys/fs/bpf/xdp
+else
+	tap_skip "the probe agrees with libxdp" "xdp-loader not installed (xdp-tools)"
+fi
+if [ "$freplace" = false ]; then
+	check_match "... naming the kernel's refusal" 'refuses an extension \(freplace\) program' "$why"
+	# the one skip CI allows: the refusal is the kernel's, proved just above twice
+	tap_skip_kernel "attach through libxdp's dispatcher beside another program" \
+		"it refuses freplace ($why; libxdp falls back too): a plain bpf_link, as status says"
+else
+	tap_not_ok "attach through libxdp's dispatcher beside another program: freplace works here, and bloomblock does not attach through the dispatcher yet"
+fi
 
 tap_done

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The freplace probe (xdp_compat.h). libxdp's dispatcher shares an interface's XDP hook
+ * among programs by loading each as an extension (BPF_PROG_TYPE_EXT, "freplace") of one
+ * of the dispatcher's global functions; xdp-loader falls back to a single program
+ * when the kernel refuses that. This asks the same question the same way, with two
+ * programs of our own: a target with a global function, then an extension of it.
+ * load records the answer with the way it attached, and status says both.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "common.h"
+#include "state.h"
+#include "xdp_compat.h"
+#include "freplace_ext.skel.h"
+#include "freplace_target.skel.h"
+
+bool bb_xdp_freplace_probe(char *why, size_t size)
+{
+	struct freplace_target *t = freplace_target__open_and_load();
+	struct freplace_ext *e = NULL;
+	int err;
+
+	if (!t) {
+		snprintf(why, size, "the probe's XDP target did not load: %s", strerror(errno));
+		return false;
+	}
+	e = freplace_ext__open();
+	err = e ? bpf_program__set_attach_target(e->progs.freplace_ext,
+						 bpf_program__fd(t->progs.freplace_target),
+						 "probe_slot") : -errno;
+	err = err ?: freplace_ext__load(e);
+	if (err)
+		snprintf(why, size, "the kernel refuses an extension (freplace) program: %s",
+			 strerror(err < 0 ? -err : err));
+	freplace_ext__destroy(e);
+	freplace_target__destroy(t);
+	return !err;
+}
+
+void bb_xdp_compat_save(void)
+{
+	char path[512], tmp[520], why[256] = "";
+	bool ok = bb_xdp_freplace_probe(why, sizeof(why));
+	json_t *j = json_pack("{s:s, s:b, s:s, s:I}", "attach", "bpf_link", "freplace", ok,
+			      "why", why, "probed", (json_int_t)time(NULL));
+
+	if (j && !bb_state_path(path, sizeof(path), BB_STATE_XDP)) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		if (json_dump_file(j, tmp, 0) || rename(tmp, path))
+			pr_warn("%s: %s\n", path, strerror(errno));
+	}
+	json_decref(j);
+}
+
+const char *bb_xdp_compat_text(char *buf, size_t size)
+{
+	char path[512];
+	json_t *j;
+
+	buf[0] = '\0';
+	if (bb_state_path(path, sizeof(path), BB_STATE_XDP) || !(j = json_load_file(path, 0, NULL)))
+		return buf;
+	if (json_is_true(json_object_get(j, "freplace")))
+		snprintf(buf, size, "a plain bpf_link; this kernel allows freplace, so libxdp's "
+			 "dispatcher could share the hook, but bloomblock does not attach through "
+			 "it yet");
+	else
+		snprintf(buf, size, "a plain bpf_link, not libxdp's dispatcher: %s (so no "
+			 "other program can share the hook through it)",
+			 json_string_value(json_object_get(j, "why")) ?: "?");
+	json_decref(j);
+	return buf;
+}
