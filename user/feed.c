@@ -70,10 +70,12 @@ static void feed_name(const char *url, char *out, size_t size)
 
 int bb_feed_init(struct bb_feed *f, const char *url, const char *dir)
 {
+	size_t n = strlen(url);
+
 	memset(f, 0, sizeof(*f));
-	if (strlen(url) >= sizeof(f->url))
+	if (n >= sizeof(f->url))
 		return -ENAMETOOLONG;
-	snprintf(f->url, sizeof(f->url), "%s", url);
+	memcpy(f->url, url, n + 1);
 	feed_name(url, f->name, sizeof(f->name));
 	if (snprintf(f->file, sizeof(f->file), "%s/%s", dir, f->name) >= (int)sizeof(f->file))
 		return -ENAMETOOLONG;
