@@ -316,6 +316,24 @@ struct {
  * (a few ns, where the fine one costs ~40 on a VM: the bucket refills in its ticks).
  * A global function: verified once, on hits only.
  */
+/* Take one cost of credit from bucket b (its cap: burst costs): 1, or 0 when short. */
+static __always_inline int bucket_take(struct bb_event_bucket *b, __u64 cost, __u32 burst)
+{
+	__u64 now = bpf_ktime_get_coarse_ns(), cap = cost * (burst ? burst : 1);
+
+	if (!b->last_ns)
+		b->credit_ns = cap;	/* a full bucket to start */
+	else if (now > b->last_ns)
+		b->credit_ns += now - b->last_ns;
+	if (b->credit_ns > cap)
+		b->credit_ns = cap;
+	b->last_ns = now;
+	if (b->credit_ns < cost)
+		return 0;
+	b->credit_ns -= cost;
+	return 1;
+}
+
 __noinline int bb_event_admit(void)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX;
@@ -324,7 +342,6 @@ __noinline int bb_event_admit(void)
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
 	const struct bb_config *cfg;
-	__u64 now, cost, cap;
 
 	if (!st || !b || !filter)
 		return 0;
@@ -332,21 +349,10 @@ __noinline int bb_event_admit(void)
 	cfg = bpf_map_lookup_elem(filter, &idx);
 	if (!hdr || !cfg || !(hdr->flags & BB_HDR_F_EVENTS) || !cfg->event_cost_ns)
 		return 0;
-	now = bpf_ktime_get_coarse_ns();
-	cost = cfg->event_cost_ns;
-	cap = cost * (cfg->event_burst ? cfg->event_burst : 1);
-	if (!b->last_ns)
-		b->credit_ns = cap;	/* a full bucket to start */
-	else if (now > b->last_ns)
-		b->credit_ns += now - b->last_ns;
-	if (b->credit_ns > cap)
-		b->credit_ns = cap;
-	b->last_ns = now;
-	if (b->credit_ns < cost) {
+	if (!bucket_take(b, cfg->event_cost_ns, cfg->event_burst)) {
 		st->events_limited++;
 		return 0;
 	}
-	b->credit_ns -= cost;
 	return 1;
 }
 
@@ -1034,6 +1040,7 @@ enum bb_verdict {
 	BB_FLAG,	/* pass, and mark at tc */
 	BB_TAIL,	/* go on: bb_service_*() for next->svc, or the URL program */
 	BB_NAME_HIT,	/* a TLS or HTTP name hit: bb_name_*() decides it */
+	BB_ANSWER,	/* a dropped DNS query to answer (XDP: the answer program) */
 };
 
 /* Count and turn a hit into a verdict by the filter's mode. */
@@ -1198,8 +1205,11 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 		} else if (next->svc == BB_SVC_DNS) {
 			/* small enough to check here, with no call and no second look
 			 * at the filter */
-			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME)
-				return match_found(&c, BB_SVC_DNS, &pkt);
+			if (check_dns(&c, &pkt, data_end) == BB_FOUND_NAME) {
+				ret = match_found(&c, BB_SVC_DNS, &pkt);
+				return ret == BB_DROP && (c.hdr->flags & BB_HDR_F_ANSWER) ?
+				       BB_ANSWER : ret;
+			}
 		} else if (next->svc != BB_SVC_NONE) {
 			next->payload_off = pkt.payload - data;
 			next->payload_len = pkt.payload_len;
@@ -1342,7 +1352,7 @@ static __always_inline int xdp_action(int v)
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);		/* BB_URL_SLOT, BB_ANSWER_SLOT */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } url_xdp SEC(".maps");
@@ -1351,6 +1361,281 @@ SEC("xdp")
 int bloomblock_xdp_url(struct xdp_md *ctx)
 {
 	return xdp_action(url_core(ctx, 1));
+}
+
+/*
+ * Answers (--answer reject|sinkhole): a DNS query the filter dropped is turned into its
+ * own answer in place and sent back out of the interface it came in on (XDP_TX). A
+ * program of its own, reached by a tail call from the entry program on that verdict
+ * only: it re-reads the packet with its own verifier budget, and the entry program,
+ * near its budget, pays one call. Never an amplifier: the answer goes to the query's
+ * own source, is never longer than the query (the packet is only cut: where a sinkhole
+ * record would not fit in the query's own bytes the answer is NOERROR with no record,
+ * "no data", which says as much as 0.0.0.0 and agrees with it), leaves at
+ * most a rate a CPU (the events' token bucket, its own), and only a plain query is
+ * answered (QR 0, opcode QUERY, one question, no answer or authority records, at most
+ * the OPT record, which the answer leaves out: no EDNS in, none out); the rest, and
+ * a query past the rate, is dropped as without answers, and counted.
+ */
+#define BB_ANSWER_UDP_MAX	(8 + BB_DNS_HDR_LEN + 256 + 4 + 28)	/* the longest answer */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_event_bucket);
+} answer_bucket SEC(".maps");
+
+/* The 16-bit ones' complement sum of len bytes from p (big-endian words) onto sum. */
+static __always_inline __u32 csum_bytes(const __u8 *p, const void *end, __u32 len, __u32 sum)
+{
+	__u32 i;
+
+	for (i = 0; i < BB_ANSWER_UDP_MAX / 2 + 1; i++) {
+		if (len < 2 || (void *)(p + 2) > end)
+			break;
+		sum += (__u32)p[0] << 8 | p[1];
+		p += 2;
+		len -= 2;
+	}
+	if (len == 1 && (void *)(p + 1) <= end)
+		sum += (__u32)p[0] << 8;
+	return sum;
+}
+
+/* v & mask, done where the verifier sees it (the compiler would fold it into an add) */
+static __always_inline __u32 bounded(__u32 v, const __u32 mask)
+{
+	asm volatile("%0 &= %1" : "+r"(v) : "i"(mask));
+	return v;
+}
+
+static __always_inline __u16 csum_fold(__u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+static __always_inline void swap_bytes(__u8 *a, __u8 *b, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < 16; i++) {
+		__u8 t;
+
+		if (i >= n)
+			break;
+		t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+/*
+ * Where the question of the DNS message at dns_off ends (past its type and class),
+ * counted from the message's start; 0 when it is not a plain query's. A global
+ * function: the walk's exits are verified once, not once per state of its caller.
+ */
+__noinline int bb_dns_question_end(struct xdp_md *ctx, __u32 dns_off)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u8 *dns = data + (dns_off & 127), *q;
+	__u32 i;
+
+	q = dns + BB_DNS_HDR_LEN;
+	if ((void *)q > end)
+		return 0;
+	/* QR 0 and opcode QUERY; one question; nothing else but an OPT record */
+	if ((dns[2] & 0xf8) || dns[4] || dns[5] != 1 || dns[6] || dns[7] || dns[8] || dns[9] ||
+	    dns[10] || dns[11] > 1)
+		return 0;
+	/* its name: labels up to the zero */
+	for (i = 0; i < 128; i++) {
+		__u8 l;
+
+		if ((void *)(q + 1) > end)
+			return 0;
+		l = *q;
+		if (!l)
+			break;
+		if (l > 63)		/* a pointer: no query has one */
+			return 0;
+		q += 1 + l;
+		if (q - dns > BB_DNS_HDR_LEN + 255)
+			return 0;
+	}
+	if (i == 128 || (void *)(q + 5) > end)
+		return 0;
+	return (int)(q + 5 - dns);
+}
+
+/*
+ * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
+ * made its own answer in place and turned around, cut to its new end, checksummed:
+ * XDP_TX; XDP_DROP when anything does not hold. l3: where its addresses start; v4.
+ * A global function too.
+ */
+__noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
+			       __u32 l3v4)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u32 zero = 0, idx = BB_CONFIG_INDEX, rr = 0, rcode = 3, qtype, len, sum;
+	__u32 l3 = bounded(l3v4, 63), v4 = l3v4 >> 8 & 1, l4 = bounded(dns_off - 8, 127);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_header *hdr;
+	bb_ethhdr *eth = data;
+	bb_udphdr *uh;
+	__u8 *dns, *a;
+
+	if (!filter || qend < BB_DNS_HDR_LEN + 5 || qend > msg_len || qend > 300)
+		return XDP_DROP;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	if (!hdr || !bpf_map_lookup_elem(filter, &idx))
+		return XDP_DROP;
+	dns = data + bounded(dns_off, 127);
+	if ((void *)(dns + BB_DNS_HDR_LEN) > end)
+		return XDP_DROP;
+	a = data + bounded(dns_off + qend - 4, 511);	/* the question's type */
+	if ((void *)(a + 2) > end)
+		return XDP_DROP;
+	qtype = (__u32)a[0] << 8 | a[1];
+	a = data + bounded(dns_off + qend, 511);	/* the answer record's place */
+	if (hdr->flags & BB_HDR_F_SINKHOLE) {
+		rcode = 0;		/* NOERROR: the record, or no data for other types */
+		rr = qtype == 1 ? 16 : qtype == 28 ? 28 : 0;
+		if (qend + rr > msg_len)	/* it would grow the packet: no data instead */
+			rr = 0;
+	}
+	if (rr) {
+		if ((void *)(a + 16) > end)
+			return XDP_DROP;
+		a[0] = 0xc0;		/* the name: a pointer to the question's */
+		a[1] = BB_DNS_HDR_LEN;
+		a[2] = qtype >> 8;
+		a[3] = qtype;
+		a[4] = 0;		/* class IN */
+		a[5] = 1;
+		a[6] = 0;
+		a[7] = 0;
+		a[8] = 0;
+		a[9] = BB_ANSWER_TTL;
+		a[10] = 0;
+		a[11] = rr - 12;	/* 4 or 16 bytes of zeros: 0.0.0.0, :: */
+		a[12] = a[13] = a[14] = a[15] = 0;
+		if (rr == 28) {
+			if ((void *)(a + 28) > end)
+				return XDP_DROP;
+			a[16] = a[17] = a[18] = a[19] = a[20] = a[21] = 0;
+			a[22] = a[23] = a[24] = a[25] = a[26] = a[27] = 0;
+		}
+	}
+	dns[2] = 0x80 | (dns[2] & 0x01);	/* QR; RD as asked; AA, TC 0 */
+	dns[3] = 0x80 | rcode;			/* RA */
+	dns[6] = 0;
+	dns[7] = rr ? 1 : 0;
+	dns[10] = 0;
+	dns[11] = 0;
+	len = qend + rr;
+
+	/* back to where it came from: the addresses and ports swapped */
+	if ((void *)(eth + 1) > end)
+		return XDP_DROP;
+	swap_bytes(eth->h_dest, eth->h_source, ETH_ALEN);
+	if (v4) {
+		bb_iphdr *iph = data + ((l3 - 12) & 63);
+
+		if ((void *)(iph + 1) > end)
+			return XDP_DROP;
+		swap_bytes((__u8 *)&iph->saddr, (__u8 *)&iph->daddr, 4);
+		iph->tot_len = bpf_htons(20 + 8 + len);
+		iph->ttl = 64;
+		iph->frag_off &= bpf_htons(0x4000);	/* DF as it was; no fragment */
+		iph->check = 0;
+		iph->check = bpf_htons(csum_fold(csum_bytes((void *)iph, end, 20, 0)));
+	} else {
+		bb_ipv6hdr *ip6h = data + ((l3 - 8) & 63);
+
+		if ((void *)(ip6h + 1) > end)
+			return XDP_DROP;
+		swap_bytes((__u8 *)&ip6h->saddr, (__u8 *)&ip6h->daddr, 16);
+		ip6h->payload_len = bpf_htons(8 + len);
+		ip6h->hop_limit = 64;
+	}
+	uh = data + l4;
+	if ((void *)(uh + 1) > end)
+		return XDP_DROP;
+	swap_bytes((__u8 *)&uh->source, (__u8 *)&uh->dest, 2);
+	uh->len = bpf_htons(8 + len);
+	uh->check = 0;
+	/* cut to the answer's end (Ethernet padding too), then the UDP checksum */
+	if (bpf_xdp_adjust_tail(ctx, (int)bounded(l4 + 8 + len, 1023) -
+				(int)bpf_xdp_get_buff_len(ctx)))
+		return XDP_DROP;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	/* the pseudo-header: the addresses, the protocol, the UDP length */
+	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, 17 + 8 + len);
+	sum = csum_bytes(data + l4, end, 8 + len, sum);
+	uh = data + l4;
+	if ((void *)(uh + 1) > end)
+		return XDP_DROP;
+	uh->check = bpf_htons(csum_fold(sum) ?: 0xffff);
+	return XDP_TX;
+}
+
+static __always_inline int answer_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct bb_cursor cur = { .pos = data, .end = end };
+	__u32 zero = 0, idx = BB_CONFIG_INDEX, l3, l4, qend;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_event_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_config *cfg;
+	struct bb_packet pkt;
+	int v4, ret;
+
+	if (!st || !b || !filter)
+		return XDP_DROP;
+	cfg = bpf_map_lookup_elem(filter, &idx);
+	if (!cfg)
+		return XDP_DROP;
+	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
+	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
+		goto unfit;
+	v4 = pkt.l3_proto == ETH_P_IP;
+	l3 = (void *)pkt.saddr - data;		/* where the addresses start */
+	l4 = pkt.l4 - data;
+	if ((v4 && l4 - (l3 - 12) != 20) || l3 > 63 || l4 > 119)	/* IPv4 options: not */
+		goto unfit;
+	qend = bb_dns_question_end(ctx, l4 + 8);
+	if (!qend || qend > pkt.payload_len)
+		goto unfit;
+	if (!bucket_take(b, cfg->answer_cost_ns ? cfg->answer_cost_ns :
+			 1000000000U / BB_ANSWER_RATE, cfg->answer_burst ? cfg->answer_burst :
+			 BB_ANSWER_RATE)) {
+		st->answer_limited++;
+		return XDP_DROP;
+	}
+	ret = bb_answer_build(ctx, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8);
+	if (ret != XDP_TX)
+		goto unfit;
+	st = bpf_map_lookup_elem(&stats, &zero);	/* the call took the pointer's */
+	if (st)
+		st->dns_answered++;
+	return XDP_TX;
+unfit:
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (st)
+		st->answer_unfit++;
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int bloomblock_xdp_answer(struct xdp_md *ctx)
+{
+	return answer_xdp(ctx);
 }
 
 /*
@@ -1382,6 +1667,10 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
 		v = tail_call_failed();
+	}
+	if (v == BB_ANSWER) {
+		bpf_tail_call_static(ctx, &url_xdp, BB_ANSWER_SLOT);
+		v = BB_DROP;	/* no answer program: dropped, as without answers */
 	}
 	return xdp_action(v);
 }
@@ -1455,6 +1744,8 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
 		v = tail_call_failed();
 	}
+	if (v == BB_ANSWER)
+		v = BB_DROP;	/* answers are sent at XDP only, so far: tc drops */
 	return tc_action(skb, v);
 }
 

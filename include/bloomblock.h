@@ -30,7 +30,7 @@
  * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		7
+#define BB_ABI_VERSION		8
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -62,6 +62,8 @@ enum bb_header_flags {
 	BB_HDR_F_EVENTS		= 1U << 8,	/* raise hit events (bb_config's rate) */
 	BB_HDR_F_CONFIRM	= 1U << 9,	/* drop a hit once `bloomblock run` confirmed it */
 	BB_HDR_F_DOWN_DROP	= 1U << 10,	/* confirm mode, no daemon: drop hits unconfirmed */
+	BB_HDR_F_ANSWER		= 1U << 11,	/* a dropped DNS query is answered (XDP): NXDOMAIN */
+	BB_HDR_F_SINKHOLE	= 1U << 12,	/* ... with A 0.0.0.0 / AAAA :: where it fits */
 };
 
 #define BB_MAX_PORTS		4	/* per service */
@@ -83,7 +85,10 @@ struct bb_config {
 	/* confirm mode: bumped by every live change of what the filter holds (add,
 	 * del), so that what was confirmed before is asked again */
 	__u32 confirm_epoch;
-	__u32 pad[4];
+	/* answers (BB_HDR_F_ANSWER), a token bucket per CPU as the events' */
+	__u32 answer_cost_ns;	/* 10^9 / answers a second a CPU */
+	__u32 answer_burst;
+	__u32 pad[2];
 };
 
 /* Element 0. Every field a lookup needs, in one cache line. */
@@ -222,7 +227,10 @@ struct bb_key_ip6 {
 	X(confirm_lost,	"confirmations not asked: their ring was full")	\
 	X(unconfirmed,	"hits passed: not confirmed yet (confirm mode)")	\
 	X(unlisted,	"hits passed: confirmed on no list, a false positive")	\
-	X(daemon_down,	"hits while bloomblock run was not running (confirm mode)")
+	X(daemon_down,	"hits while bloomblock run was not running (confirm mode)") \
+	X(dns_answered,	"blocked DNS queries answered (--answer reject, sinkhole)") \
+	X(answer_limited, "blocked DNS queries dropped unanswered: over the answers' rate") \
+	X(answer_unfit,	"blocked DNS queries dropped unanswered: not a plain query")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -405,5 +413,8 @@ enum bb_service {
 };
 
 #define BB_URL_SLOT	0	/* the URL program's slot in its table */
+#define BB_ANSWER_SLOT	1	/* XDP: the answer program's (url_xdp has two slots) */
+#define BB_ANSWER_TTL	2	/* seconds: a sinkhole answer's TTL (Pi-hole's default) */
+#define BB_ANSWER_RATE	1000	/* answers a second a CPU, by default; bursts as many */
 
 #endif /* BLOOMBLOCK_H */

@@ -108,11 +108,16 @@ int cmd_build(int argc, char **argv)
 	run.fopts.flags = (o.given.mode && o.mode == 1 ? 0 : BB_HDR_F_DROP) |
 			  (o.given.mode && o.mode == 2 ? BB_HDR_F_CONFIRM : 0) |
 			  (o.daemon_down ? BB_HDR_F_DOWN_DROP : 0) |
+			  (o.answer ? BB_HDR_F_ANSWER : 0) | (o.answer == 2 ? BB_HDR_F_SINKHOLE : 0) |
 			  (o.addr ? BB_HDR_F_ADDR_BOTH : 0) |
 			  (o.block_quic ? BB_HDR_F_BLOCK_QUIC : 0) |
 			  (o.given.events && !o.events_rate ? 0 : BB_HDR_F_EVENTS);
 	if (o.given.events && o.events_rate)
 		run.fopts.config.event_cost_ns = 1000000000U / o.events_rate;
+	if (o.given.answer_rate) {
+		run.fopts.config.answer_cost_ns = 1000000000U / o.answer_rate;
+		run.fopts.config.answer_burst = o.answer_rate;
+	}
 	if (o.given.dns_ports)
 		memcpy(run.fopts.config.dns_ports, o.dns_ports, sizeof(o.dns_ports));
 	if (o.given.tls_ports)

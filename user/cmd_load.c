@@ -296,6 +296,14 @@ static int merge_config(struct load_run *run)
 		mode &= live;
 	if (o->given.daemon_down ? o->daemon_down != 0 : (live & BB_HDR_F_DOWN_DROP) != 0)
 		mode |= BB_HDR_F_DOWN_DROP;
+	if (o->given.answer)
+		mode |= (o->answer ? BB_HDR_F_ANSWER : 0) | (o->answer == 2 ? BB_HDR_F_SINKHOLE : 0);
+	else
+		mode |= live & (BB_HDR_F_ANSWER | BB_HDR_F_SINKHOLE);
+	if (o->given.answer_rate) {
+		cfg->answer_cost_ns = 1000000000U / o->answer_rate;
+		cfg->answer_burst = o->answer_rate;
+	}
 	f->flags = mode |
 		   (o->given.addr ? (o->addr ? BB_HDR_F_ADDR_BOTH : 0) :
 		    live & BB_HDR_F_ADDR_BOTH) |
@@ -616,7 +624,8 @@ static int bbf_copy(struct load_run *run)
 {
 	const struct bb_header *fh = (const void *)run->bbf.image;
 	const __u32 given = BB_HDR_F_DROP | BB_HDR_F_ADDR_BOTH | BB_HDR_F_BLOCK_QUIC |
-			    BB_HDR_F_EVENTS | BB_HDR_F_CONFIRM | BB_HDR_F_DOWN_DROP;
+			    BB_HDR_F_EVENTS | BB_HDR_F_CONFIRM | BB_HDR_F_DOWN_DROP |
+			    BB_HDR_F_ANSWER | BB_HDR_F_SINKHOLE;
 	struct timespec t0;
 	struct bb_header *h;
 	size_t i, added = 0;

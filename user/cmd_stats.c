@@ -618,6 +618,13 @@ static void confirm_text(const struct status_view *v)
 	       down_drop ? "drop (--daemon-down drop)" : "pass (--daemon-down pass, the default)");
 }
 
+/* --answer as the filter's flags say it: drop, reject or sinkhole. */
+static const char *answer_name(__u32 flags)
+{
+	return !(flags & BB_HDR_F_ANSWER) ? "drop" : flags & BB_HDR_F_SINKHOLE ? "sinkhole" :
+	       "reject";
+}
+
 /* xdp.json: how load attached at XDP and whether freplace works here, or NULL. */
 static json_t *xdp_json(void)
 {
@@ -720,6 +727,9 @@ static void status_json(const struct status_view *v)
 					     1000000000U / cfg->event_cost_ns : 0),
 			"burst", (json_int_t)cfg->event_burst));
 		json_object_set_new(j, "loaded", loaded_json(hdr) ?: json_null());
+		json_object_set_new(j, "answer", json_pack("{s:s, s:I}", "mode",
+			answer_name(hdr->flags), "rate", (json_int_t)(cfg->answer_cost_ns ?
+			1000000000U / cfg->answer_cost_ns : BB_ANSWER_RATE)));
 		json_object_set_new(j, "feeds", bb_feeds_status_json());
 		json_object_set_new(j, "xdp_attach", xdp_json() ?: json_null());
 		json_object_set_new(j, "reloads", run_json() ?: json_null());
@@ -778,6 +788,15 @@ static void status_text(const struct status_view *v)
 	}
 	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
 	       ": a hit drops once bloomblock run found it on a list" : "");
+	if (hdr->flags & BB_HDR_F_ANSWER)
+		printf("answers      %s: a blocked DNS query at XDP gets %s from the kernel, at most "
+		       "%u a second a CPU (tc drops it)\n", answer_name(hdr->flags),
+		       hdr->flags & BB_HDR_F_SINKHOLE ? "A 0.0.0.0 / AAAA :: (NXDOMAIN where that "
+		       "would not fit)" : "NXDOMAIN", cfg->answer_cost_ns ?
+		       1000000000U / cfg->answer_cost_ns : BB_ANSWER_RATE);
+	else
+		printf("answers      drop: blocked DNS queries get no answer (--answer reject or "
+		       "sinkhole)\n");
 	if (hdr->flags & BB_HDR_F_CONFIRM)
 		confirm_text(v);
 	else if (v->have_daemon && !strcmp(bb_confirm_daemon_state(&v->daemon, v->now), "running"))

@@ -417,6 +417,8 @@ void bb_config_defaults(struct bb_config *config)
 	config->quic_ports[0] = 443;
 	config->event_cost_ns = 1000000000U / BB_EVENT_RATE_DEFAULT;
 	config->event_burst = BB_EVENT_RATE_DEFAULT;
+	config->answer_cost_ns = 1000000000U / BB_ANSWER_RATE;
+	config->answer_burst = BB_ANSWER_RATE;
 }
 
 struct plen_job {

@@ -46,6 +46,8 @@ struct load_opts {
 	int xdp_mode;			/* enum bb_xdp_mode */
 	int mode;			/* 0 drop, 1 flag, 2 confirm */
 	int daemon_down;		/* confirm mode: 0 pass, 1 drop */
+	int answer;			/* 0 drop, 1 reject, 2 sinkhole (DNS, at XDP) */
+	__u32 answer_rate;		/* --answer-rate: answers a second a CPU */
 	int addr;			/* 0 peer, 1 both */
 	bool block_quic;
 	__u32 mark;
@@ -67,7 +69,7 @@ struct load_opts {
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
-		     quic_ports, guard, events, events_burst, daemon_down;
+		     quic_ports, guard, events, events_burst, daemon_down, answer, answer_rate;
 	} given;
 	struct list_args lists;
 };

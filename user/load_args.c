@@ -15,6 +15,7 @@
 
 static const char *const mode_words[] = { "drop", "flag", "confirm", NULL };
 static const char *const down_words[] = { "pass", "drop", NULL };
+static const char *const answer_words[] = { "drop", "reject", "sinkhole", NULL };
 static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
 static const char *const addr_words[] = { "peer", "both", NULL };
 static const char *const stream_words[] = { "auto", "always", "never", NULL };
@@ -197,6 +198,12 @@ static const struct bb_option load_options[] = {
 	{ "daemon-down", 0, "WHAT", "confirm mode, while bloomblock run is not running: pass\n"
 	  "(default) or drop the hits not confirmed yet", bb_opt_choice, F(daemon_down),
 	  G(daemon_down), down_words },
+	{ "answer", 0, "HOW", "a blocked DNS query at XDP: drop (default), reject\n"
+	  "(answer NXDOMAIN from the kernel) or sinkhole (answer\nA 0.0.0.0 / AAAA ::, TTL 2 s)",
+	  bb_opt_choice, F(answer), G(answer), answer_words },
+	{ "answer-rate", 0, "N", "answers a second a CPU at most; past it a query is\n"
+	  "dropped unanswered (default 1000)", bb_opt_u32, F(answer_rate), G(answer_rate),
+	  NULL },
 	{ "fp", 0, "P", "false-positive rate of one check of a packet (its address,\n"
 	  "its name, its URL), at the most keys that check probes\n(default 0.001)", bb_opt_fpr,
 	  F(fpr), NG, NULL },
@@ -375,6 +382,10 @@ int load_parse_args(int argc, char **argv, struct load_opts *o, bool build)
 		return BB_EXIT_USAGE;
 	}
 	list_args_finish(&o->lists);
+	if (o->given.answer_rate && (!o->answer_rate || o->answer_rate > 1000000)) {
+		pr_err("%s: --answer-rate is 1 to 1000000 answers a second a CPU\n", cmd);
+		return BB_EXIT_USAGE;
+	}
 	if (o->events_rate > 1000000 || (o->given.events_burst && !o->events_burst)) {
 		pr_err("%s: --events is at most 1000000 a second a CPU, --events-burst at "
 		       "least 1\n", cmd);

@@ -92,6 +92,7 @@ static const struct {
 	__u32 slot;
 } url_tables[] = {
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_url", BB_URL_SLOT },
+	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_answer", BB_ANSWER_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
 };
 

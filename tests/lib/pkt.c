@@ -327,13 +327,24 @@ size_t pkt_dns(const struct pkt_dns *q, __u8 *p, size_t cap)
 	put8(&b, PKT_FIELD(q->flags, 0x01));
 	put8(&b, 0);				/* RA, Z, RCODE */
 	put16(&b, PKT_FIELD(q->qdcount, 1));
-	put_fill(&b, 0, 6);			/* no answers, authorities, additionals */
+	put_fill(&b, 0, 4);			/* no answers, authorities */
+	put16(&b, q->opt_len ? 1 : 0);		/* additionals: the OPT */
 	if (q->wire)
 		put_bytes(&b, q->wire, q->wire_len);
 	else
 		put_dns_name(&b, q->name ? q->name : "");
-	put16(&b, 1);				/* A */
+	put16(&b, q->qtype ? q->qtype : 1);	/* A */
 	put16(&b, 1);				/* IN */
+	if (q->opt_len >= 4) {
+		put8(&b, 0);			/* the root */
+		put16(&b, 41);			/* OPT */
+		put16(&b, 1232);		/* the UDP payload size */
+		put32(&b, 0);			/* extended RCODE, version, flags */
+		put16(&b, q->opt_len);
+		put16(&b, 12);			/* Padding */
+		put16(&b, q->opt_len - 4);
+		put_fill(&b, 0, q->opt_len - 4);
+	}
 	return done(&b);
 }
 

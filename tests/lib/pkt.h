@@ -78,7 +78,7 @@ size_t pkt_udp6(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void
 size_t pkt_tcp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, __u32 seq,
 		const void *payload, size_t len);
 
-/* A DNS query: header, one question name, QTYPE A, QCLASS IN. */
+/* A DNS query: header, one question name, QTYPE A (or qtype), QCLASS IN, maybe an OPT. */
 struct pkt_dns {
 	const char *name;	/* the question name, dotted ("" is the root) */
 	const void *wire;	/* or, if set, the question name as these wire_len bytes */
@@ -86,6 +86,9 @@ struct pkt_dns {
 	unsigned int id;	/* PKT_SET(v); 0: 0x1234 */
 	unsigned int flags;	/* header byte 2, PKT_SET(v); 0: 0x01 (RD, a query) */
 	unsigned int qdcount;	/* PKT_SET(v); 0: 1 */
+	__u16 qtype;		/* 0: 1, A */
+	__u16 opt_len;		/* EDNS: an OPT record with this much RDATA (a Padding
+				 * option, at least 4), ARCOUNT 1; 0: none */
 };
 
 size_t pkt_dns(const struct pkt_dns *q, __u8 *p, size_t cap);
