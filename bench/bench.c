@@ -253,13 +253,14 @@ static int run_all(void)
 	static struct event_results events;
 	static struct confirm_results confirm;
 	static struct script_results script;
-	static struct table veth, daemon, targets;
+	static struct table veth, daemon, answers, targets;
 	const struct {
 		struct table *t;
 		unsigned int part;
 	} all[] = {
 		{ &addr.cold_table, PART_ADDR }, { &addr.hot_table, PART_ADDR },
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
+		{ &answers, PART_NAMES },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
 		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_LOAD },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
@@ -276,6 +277,8 @@ static int run_all(void)
 	}
 	if (!err && (parts & PART_NAMES))
 		err = names_run(&names);
+	if (!err && (parts & PART_NAMES))
+		err = answer_run(&answers);
 	if (!err && (parts & PART_LOAD)) {
 		if (settings.load_results)
 			script_results_read(&script, settings.load_results);

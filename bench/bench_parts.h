@@ -178,6 +178,10 @@ struct name_results {
 
 int names_run(struct name_results *res);
 
+/* ---- the answer rows (bench_answer.c): table 2b ---- */
+
+int answer_run(struct table *t);
+
 /* A name row's packet; a split ClientHello is two segments. */
 struct name_pkt {
 	__u8 data[PKT_MAX];

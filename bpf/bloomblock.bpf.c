@@ -1386,20 +1386,37 @@ struct {
 	__type(value, struct bb_event_bucket);
 } answer_bucket SEC(".maps");
 
-/* The 16-bit ones' complement sum of len bytes from p (big-endian words) onto sum. */
-static __always_inline __u32 csum_bytes(const __u8 *p, const void *end, __u32 len, __u32 sum)
+/*
+ * The ones' complement sum of len bytes from p onto sum, eight bytes a load, in the
+ * CPU's byte order: the sum does not depend on it, so folded (csum_fold()) it is the
+ * checksum as the bytes of the packet hold it (RFC 1071), to store as it is.
+ */
+static __always_inline __u64 csum_bytes(const __u8 *p, const void *end, __u32 len, __u64 sum)
 {
 	__u32 i;
 
-	for (i = 0; i < BB_ANSWER_UDP_MAX / 2 + 1; i++) {
-		if (len < 2 || (void *)(p + 2) > end)
+	for (i = 0; i < BB_ANSWER_UDP_MAX / 8 + 1; i++) {
+		__u64 v;
+
+		if (len < 8 || (void *)(p + 8) > end)
 			break;
-		sum += (__u32)p[0] << 8 | p[1];
+		v = *(const __u64 *)p;
+		sum += (v & 0xffffffff) + (v >> 32);
+		p += 8;
+		len -= 8;
+	}
+	if (len >= 4 && (void *)(p + 4) <= end) {
+		sum += *(const __u32 *)p;
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2 && (void *)(p + 2) <= end) {
+		sum += *(const __u16 *)p;
 		p += 2;
 		len -= 2;
 	}
 	if (len == 1 && (void *)(p + 1) <= end)
-		sum += (__u32)p[0] << 8;
+		sum += *p;	/* the first byte of a last 16-bit word padded with zero */
 	return sum;
 }
 
@@ -1410,26 +1427,38 @@ static __always_inline __u32 bounded(__u32 v, const __u32 mask)
 	return v;
 }
 
-static __always_inline __u16 csum_fold(__u32 sum)
+static __always_inline __u16 csum_fold(__u64 sum)
 {
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (__u16)~sum;
 }
 
-static __always_inline void swap_bytes(__u8 *a, __u8 *b, __u32 n)
+/* Two fields of the packet swapped, by their size: 2, 4, 6 (MACs) or 16 bytes. */
+static __always_inline void swap16(__u16 *a, __u16 *b)
 {
-	__u32 i;
+	__u16 t = *a;
 
-	for (i = 0; i < 16; i++) {
-		__u8 t;
+	*a = *b;
+	*b = t;
+}
 
-		if (i >= n)
-			break;
-		t = a[i];
-		a[i] = b[i];
-		b[i] = t;
-	}
+static __always_inline void swap32(__u32 *a, __u32 *b)
+{
+	__u32 t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static __always_inline void swap64(__u64 *a, __u64 *b)
+{
+	__u64 t = *a;
+
+	*a = *b;
+	*b = t;
 }
 
 /*
@@ -1473,25 +1502,23 @@ __noinline int bb_dns_question_end(struct xdp_md *ctx, __u32 dns_off)
 /*
  * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
  * made its own answer in place and turned around, cut to its new end, checksummed:
- * XDP_TX; XDP_DROP when anything does not hold. l3: where its addresses start; v4.
- * A global function too.
+ * XDP_TX; XDP_DROP when anything does not hold. l3v4s: where its addresses start,
+ * bit 8 IPv4, bit 9 a sinkhole answer. A global function too.
  */
 __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
-			       __u32 l3v4)
+			       __u32 l3v4s)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	__u32 zero = 0, idx = BB_CONFIG_INDEX, rr = 0, rcode = 3, qtype, len, sum;
-	__u32 l3 = bounded(l3v4, 63), v4 = l3v4 >> 8 & 1, l4 = bounded(dns_off - 8, 127);
-	void *filter = bpf_map_lookup_elem(&filters, &zero);
-	const struct bb_header *hdr;
+	__u32 rr = 0, rcode = 3, qtype, len;
+	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
+	__u32 sinkhole = l3v4s >> 9 & 1;
 	bb_ethhdr *eth = data;
 	bb_udphdr *uh;
 	__u8 *dns, *a;
+	__u64 sum;
+	__u16 c;
 
-	if (!filter || qend < BB_DNS_HDR_LEN + 5 || qend > msg_len || qend > 300)
-		return XDP_DROP;
-	hdr = bpf_map_lookup_elem(filter, &zero);
-	if (!hdr || !bpf_map_lookup_elem(filter, &idx))
+	if (qend < BB_DNS_HDR_LEN + 5 || qend > msg_len || qend > 300)
 		return XDP_DROP;
 	dns = data + bounded(dns_off, 127);
 	if ((void *)(dns + BB_DNS_HDR_LEN) > end)
@@ -1501,7 +1528,7 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 		return XDP_DROP;
 	qtype = (__u32)a[0] << 8 | a[1];
 	a = data + bounded(dns_off + qend, 511);	/* the answer record's place */
-	if (hdr->flags & BB_HDR_F_SINKHOLE) {
+	if (sinkhole) {
 		rcode = 0;		/* NOERROR: the record, or no data for other types */
 		rr = qtype == 1 ? 16 : qtype == 28 ? 28 : 0;
 		if (qend + rr > msg_len)	/* it would grow the packet: no data instead */
@@ -1541,31 +1568,33 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	/* back to where it came from: the addresses and ports swapped */
 	if ((void *)(eth + 1) > end)
 		return XDP_DROP;
-	swap_bytes(eth->h_dest, eth->h_source, ETH_ALEN);
+	swap32((__u32 *)eth->h_dest, (__u32 *)eth->h_source);
+	swap16((__u16 *)(eth->h_dest + 4), (__u16 *)(eth->h_source + 4));
 	if (v4) {
 		bb_iphdr *iph = data + ((l3 - 12) & 63);
 
 		if ((void *)(iph + 1) > end)
 			return XDP_DROP;
-		swap_bytes((__u8 *)&iph->saddr, (__u8 *)&iph->daddr, 4);
+		swap32(&iph->saddr, &iph->daddr);
 		iph->tot_len = bpf_htons(20 + 8 + len);
 		iph->ttl = 64;
 		iph->frag_off &= bpf_htons(0x4000);	/* DF as it was; no fragment */
 		iph->check = 0;
-		iph->check = bpf_htons(csum_fold(csum_bytes((void *)iph, end, 20, 0)));
+		iph->check = csum_fold(csum_bytes((void *)iph, end, 20, 0));
 	} else {
 		bb_ipv6hdr *ip6h = data + ((l3 - 8) & 63);
 
 		if ((void *)(ip6h + 1) > end)
 			return XDP_DROP;
-		swap_bytes((__u8 *)&ip6h->saddr, (__u8 *)&ip6h->daddr, 16);
+		swap64((__u64 *)&ip6h->saddr, (__u64 *)&ip6h->daddr);
+		swap64((__u64 *)&ip6h->saddr + 1, (__u64 *)&ip6h->daddr + 1);
 		ip6h->payload_len = bpf_htons(8 + len);
 		ip6h->hop_limit = 64;
 	}
 	uh = data + l4;
 	if ((void *)(uh + 1) > end)
 		return XDP_DROP;
-	swap_bytes((__u8 *)&uh->source, (__u8 *)&uh->dest, 2);
+	swap16(&uh->source, &uh->dest);
 	uh->len = bpf_htons(8 + len);
 	uh->check = 0;
 	/* cut to the answer's end (Ethernet padding too), then the UDP checksum */
@@ -1575,12 +1604,13 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	data = (void *)(long)ctx->data;
 	end = (void *)(long)ctx->data_end;
 	/* the pseudo-header: the addresses, the protocol, the UDP length */
-	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, 17 + 8 + len);
+	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, bpf_htons(17) + bpf_htons(8 + len));
 	sum = csum_bytes(data + l4, end, 8 + len, sum);
 	uh = data + l4;
 	if ((void *)(uh + 1) > end)
 		return XDP_DROP;
-	uh->check = bpf_htons(csum_fold(sum) ?: 0xffff);
+	c = csum_fold(sum);
+	uh->check = c ? c : 0xffff;	/* 0 is "no checksum": all ones says zero */
 	return XDP_TX;
 }
 
@@ -1592,14 +1622,16 @@ static __always_inline int answer_xdp(struct xdp_md *ctx)
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	struct bb_event_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_header *hdr;
 	const struct bb_config *cfg;
 	struct bb_packet pkt;
 	int v4, ret;
 
 	if (!st || !b || !filter)
 		return XDP_DROP;
+	hdr = bpf_map_lookup_elem(filter, &zero);
 	cfg = bpf_map_lookup_elem(filter, &idx);
-	if (!cfg)
+	if (!hdr || !cfg)
 		return XDP_DROP;
 	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
 	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
@@ -1618,17 +1650,14 @@ static __always_inline int answer_xdp(struct xdp_md *ctx)
 		st->answer_limited++;
 		return XDP_DROP;
 	}
-	ret = bb_answer_build(ctx, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8);
+	ret = bb_answer_build(ctx, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
+			      (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
 	if (ret != XDP_TX)
 		goto unfit;
-	st = bpf_map_lookup_elem(&stats, &zero);	/* the call took the pointer's */
-	if (st)
-		st->dns_answered++;
+	st->dns_answered++;
 	return XDP_TX;
 unfit:
-	st = bpf_map_lookup_elem(&stats, &zero);
-	if (st)
-		st->answer_unfit++;
+	st->answer_unfit++;
 	return XDP_DROP;
 }
 
