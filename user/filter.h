@@ -165,7 +165,9 @@ struct bb_filter_stream;
 /*
  * Plan and size the filter for the tallied entries and get its blocks (zeroed, from
  * opts->blocks_alloc or calloc). opts->threads bounds how many threads may call
- * bb_filter_stream_add() at once. Returns 0 or -errno (-E2BIG: too large).
+ * bb_filter_stream_add() at once, numbered 0 .. opts->threads - 1: a thread number
+ * past it shares a bit array with another without atomics, and bits are lost (load
+ * parses and builds on the same count). Returns 0 or -errno (-E2BIG: too large).
  */
 int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *tally,
 			   const struct bb_filter_opts *opts, struct bb_filter_stream **stream);

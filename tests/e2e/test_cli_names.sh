@@ -227,7 +227,7 @@ run bb load "$LIST" -i bbd0
 check_eq "a later load -i without --hook adds XDP (the default hook)" "$(hooks)" "bbd0:tc-egress,bbd0:xdp"
 check "... loading the XDP programs then (prog_xdp pinned)" test -e "$BB_PIN_DIR/prog_xdp"
 if command -v bpftool >/dev/null; then
-	check_eq "... and filling the XDP tail-call table" "$(table_len url_xdp)" 1
+	check_eq "... and filling the XDP tail-call table (URL and answer programs)" "$(table_len url_xdp)" 2
 	check_eq "... the tc one as it was" "$(table_len url_tc)" 1
 else
 	tap_skip "the added XDP family's tail-call table, read with bpftool" "needs bpftool"
