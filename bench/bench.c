@@ -63,7 +63,7 @@ static int parse_parts(const char *arg)
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
 		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
-		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM },
+		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM }, { "daemon", PART_DAEMON },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -75,7 +75,7 @@ static int parse_parts(const char *arg)
 			;
 		if (i == ARRAY_SIZE(parts)) {
 			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr, "
-				   "events, confirm)\n", tok);
+				   "events, confirm, daemon)\n", tok);
 			return -1;
 		}
 		settings.parts |= parts[i].part;
@@ -262,7 +262,7 @@ static int run_all(void)
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
 		{ &answers, PART_NAMES },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
-		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_LOAD },
+		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_DAEMON },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
 		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
 		{ &confirm.table, PART_CONFIRM }, { &targets, PART_ALL },
@@ -279,11 +279,12 @@ static int run_all(void)
 		err = names_run(&names);
 	if (!err && (parts & PART_NAMES))
 		err = answer_run(&answers);
-	if (!err && (parts & PART_LOAD)) {
-		if (settings.load_results)
-			script_results_read(&script, settings.load_results);
-		veth_report(&veth, &script);
+	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON)))
+		script_results_read(&script, settings.load_results);
+	if (!err && (parts & PART_DAEMON))
 		daemon_report(&daemon, &script);
+	if (!err && (parts & PART_LOAD)) {
+		veth_report(&veth, &script);
 		err = load_run(&load, &script);
 	}
 	if (!err && (parts & PART_LIVE)) {

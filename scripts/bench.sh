@@ -25,18 +25,21 @@ NS=$TAG
 PIN=/sys/fs/bpf/$TAG
 TMP=
 QUICK=
+DAEMON_ONLY=
 DRIVER_ARGS=()
 
 usage() {
-	echo "usage: $0 [--quick] [--rounds N] [--cpu N]"
+	echo "usage: $0 [--quick] [--rounds N] [--cpu N] [--daemon]"
 	echo "  --quick     small sizes, a smoke run of every part (< 2 minutes)"
 	echo "  --rounds N  runs per figure (median, min, max); default 7, quick 3"
 	echo "  --cpu N     CPU the driver pins itself to; default the last one"
+	echo "  --daemon    the daemon's table (11) alone: its feed of the largest list"
 }
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=--quick; DRIVER_ARGS+=(--quick) ;;
+	--daemon) DAEMON_ONLY=1 ;;
 	--rounds|--cpu) [ $# -ge 2 ] || { usage >&2; exit 2; }; DRIVER_ARGS+=("$1" "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -95,6 +98,8 @@ ip -n "$NS" link set bbb0 up && ip -n "$NS" link set bbb1 up && ip -n "$NS" link
 
 now() { date +%s.%N; }
 
+# --daemon: the daemon's part alone (table 11); else every part.
+if [ -z "$DAEMON_ONLY" ]; then
 # The IPv4 list again, gzip-compressed once (not timed as a load): the CLI inflates it
 # on one thread as it reads, where the plain file is read in parallel parts.
 if command -v gzip >/dev/null; then
@@ -262,6 +267,7 @@ veth_part() {
 	return 0
 }
 veth_part
+fi
 
 # 4. The daemon (bloomblock run --config), in the private namespace: its list is a feed
 # of the whole IPv4 list served by tests/tools/feedsrv on the namespace's loopback.
@@ -334,7 +340,8 @@ daemon_part
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
 BENCH_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo "+changes") \
 BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) \
-	"$DRIVER" "${DRIVER_ARGS[@]}" --out "$RESULTS" --lists "$TMP" --load-results "$RES"
+	"$DRIVER" "${DRIVER_ARGS[@]}" ${DAEMON_ONLY:+--only daemon} --out "$RESULTS" --lists "$TMP" \
+	--load-results "$RES"
 rc=$?
 echo "bench: $(( $(date +%s) - START ))s in all" >&2
 exit $rc
