@@ -27,7 +27,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <curl/curl.h>
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
@@ -497,11 +496,7 @@ static void run_hup(unsigned long long *sig)
 {
 	struct bb_run_config fresh;
 
-	if (!config_path) {
-		pr_info("SIGHUP: no --config to read again\n");
-		return;
-	}
-	if (bb_run_config_read(config_path, &fresh)) {
+	if (bb_run_config_read(config_path, &fresh)) {	/* the worker runs with --config only */
 		pr_err("SIGHUP: %s is not good (said above): the running config stays\n",
 		       config_path);
 		return;
@@ -801,6 +796,6 @@ out_config:
 	free(feeds);
 	feeds = NULL;
 	if (config_path)
-		curl_global_cleanup();
+		bb_feed_global_cleanup();
 	return ret;
 }

@@ -86,7 +86,8 @@ json_t *bb_feeds_status_json(void);
 
 const char *bb_feed_result_name(enum bb_feed_result r);	/* "updated"... */
 
-/* libcurl's global set-up: once, before threads. */
+/* libcurl's global set-up: once, before threads; and its undoing, after them. */
 int bb_feed_global_init(void);
+void bb_feed_global_cleanup(void);
 
 #endif /* BB_FEED_H */
