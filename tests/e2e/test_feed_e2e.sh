@@ -7,8 +7,8 @@
 # 500, a connection dropped midway (with and without a Content-Length), a tiny file
 # and a stalled server each keep the feed's last good copy (the other feeds still
 # update), and status and the metrics say it is stale and since when; a good fetch
-# makes it fresh again; a 200 of the same bytes is no change; a feed never fetched is left out and said; a restart asks
-# with the ETag it kept. TAP output; root.
+# makes it fresh again; a 200 of the same bytes is no change; a feed never fetched
+# is left out and said; a restart asks with the ETag it kept. TAP output; root.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
