@@ -543,7 +543,8 @@ static int push_rows(struct load_results *res, const struct bb_filter *filter,
 static int load_list(struct load_results *res, const char *path, bool names)
 {
 	struct bb_instance inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1,
-				    .tc_ingress_fd = -1, .tc_egress_fd = -1 };
+				    .tc_ingress_fd = -1, .tc_egress_fd = -1,
+				    .xdp_reset_fd = -1 };
 	struct list_load *figures = names ? &res->names : &res->ip4;
 	const char *what = names ? "hostnames" : "IPv4";
 	struct push_steps steps = { 0 };

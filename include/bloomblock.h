@@ -30,7 +30,7 @@
  * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		8
+#define BB_ABI_VERSION		9
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -229,8 +229,10 @@ struct bb_key_ip6 {
 	X(unlisted,	"hits passed: confirmed on no list, a false positive")	\
 	X(daemon_down,	"hits while bloomblock run was not running (confirm mode)") \
 	X(dns_answered,	"blocked DNS queries answered (--answer reject, sinkhole)") \
-	X(answer_limited, "blocked DNS queries dropped unanswered: over the answers' rate") \
-	X(answer_unfit,	"blocked DNS queries dropped unanswered: not a plain query")
+	X(answer_limited, "blocked queries and connections dropped unanswered: over the answers' rate") \
+	X(answer_unfit,	"blocked queries and segments dropped unanswered: not a plain query or segment") \
+	X(tcp_reset,	"blocked TLS and HTTP connections reset (--answer reject, sinkhole)") \
+	X(tcp_reset_half, "... of them, reset on one side only: the client's or the server's reset not sent")
 
 struct bb_stats {
 #define BB_STATS_MEMBER(name, help) __u64 name;
@@ -373,11 +375,13 @@ struct bb_confirm_daemon {
 #define BB_PIN_PROG_XDP		"prog_xdp"
 #define BB_PIN_PROG_TC_INGRESS	"prog_tc_ingress"
 #define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
+#define BB_PIN_PROG_XDP_RESET	"prog_xdp_reset"	/* tc ingress, beside XDP */
 /* The tail-call tables: pinned, or the kernel empties them when the loader exits. */
 #define BB_PIN_URL_XDP		"url_xdp"	/* one slot: the XDP URL program */
 #define BB_PIN_URL_TC		"url_tc"
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
 #define BB_TC_PRIORITY		0xb10c	/* tc filter priority; the handle comes from the pin dir */
+#define BB_TC_PRIORITY_XDP_RESET	0xb10d	/* beside XDP: the reset helper's (tc ingress) */
 
 /* Name of the maps and programs in the BPF object, as bpftool shows them. */
 #define BB_MAP_FILTERS		"filters"
@@ -413,7 +417,8 @@ enum bb_service {
 };
 
 #define BB_URL_SLOT	0	/* the URL program's slot in its table */
-#define BB_ANSWER_SLOT	1	/* XDP: the answer program's (url_xdp has two slots) */
+#define BB_ANSWER_SLOT	1	/* XDP: the DNS answer program's */
+#define BB_RESET_SLOT	2	/* XDP and tc: the TCP reset program's */
 #define BB_ANSWER_TTL	2	/* seconds: a sinkhole answer's TTL (Pi-hole's default) */
 #define BB_ANSWER_RATE	1000	/* answers a second a CPU, by default; bursts as many */
 

@@ -330,6 +330,56 @@ static int foreign_detach(int ifindex, const char *ifname, const struct foreign 
 	return err;
 }
 
+/*
+ * Beside an XDP attachment, at tc ingress: the program that sends a reset's client
+ * half (bloomblock_tc_xdp_reset; an XDP program sends one frame for one). A filter of
+ * the instance's handle one priority after its own tc filter's. Without it a reset
+ * reaches the server only: said, and the attachment stands.
+ */
+static void xdp_reset_attach(const struct bb_instance *inst, const char *ifname, int ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(inst->pin_dir),
+		    .priority = BB_TC_PRIORITY_XDP_RESET, .prog_fd = inst->xdp_reset_fd,
+		    .flags = BPF_TC_F_REPLACE);
+	int err;
+
+	if (inst->xdp_reset_fd < 0)
+		return;		/* an instance from before resets */
+	err = bpf_tc_hook_create(&hook);
+	if (!err || err == -EEXIST)
+		err = bpf_tc_attach(&hook, &opts);
+	if (err)
+		pr_warn("%s: cannot attach the reset helper to tc ingress (%s): a blocked TLS or "
+			"HTTP connection is reset on the server's side only\n", ifname,
+			strerror(-err));
+}
+
+static void xdp_reset_detach(const char *pin_dir, int ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir),
+		    .priority = BB_TC_PRIORITY_XDP_RESET);
+	LIBBPF_OPTS(bpf_tc_opts, query, .handle = tc_handle(pin_dir),
+		    .priority = BB_TC_PRIORITY_XDP_RESET);
+
+	if (ifindex <= 0 || bpf_tc_query(&hook, &query))
+		return;
+	bpf_tc_detach(&hook, &opts);
+	bb_tc_release(ifindex);
+}
+
+__u32 bb_xdp_reset_attached(const char *pin_dir, int ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir),
+		    .priority = BB_TC_PRIORITY_XDP_RESET);
+
+	if (ifindex <= 0 || bpf_tc_query(&hook, &opts))
+		return 0;
+	return opts.prog_id;
+}
+
 int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force)
 {
@@ -374,6 +424,7 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 		return err;
 	}
 	close(fd);
+	xdp_reset_attach(inst, ifname, ifindex);
 	return 0;
 }
 
@@ -385,6 +436,7 @@ int bb_detach(const char *pin_dir, const char *ifname)
 	err = link_pin_path(path, sizeof(path), pin_dir, ifname);
 	if (err)
 		return err;
+	xdp_reset_detach(pin_dir, (int)if_nametoindex(ifname));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;

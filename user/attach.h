@@ -57,7 +57,12 @@ int bb_attached(const char *pin_dir, const char *ifname);
  */
 int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force);
-/* Detach ifname and remove its link pin. -ENOENT when it was not attached. */
+/*
+ * With it, at tc ingress: the reset helper (BB_TC_PRIORITY_XDP_RESET), attached when
+ * the instance has one; its program id on ifindex, 0 when there is none.
+ */
+__u32 bb_xdp_reset_attached(const char *pin_dir, int ifindex);
+/* Detach ifname (and its reset helper) and remove its link pin. -ENOENT when it was not attached. */
 int bb_detach(const char *pin_dir, const char *ifname);
 
 /*

@@ -821,7 +821,8 @@ int cmd_load(int argc, char **argv)
 	struct load_run run = {
 		.o = &o, .lopts = { .report = stderr, .report_max = 20 },
 		.ij = { .inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1,
-				  .tc_ingress_fd = -1, .tc_egress_fd = -1 } },
+				  .tc_ingress_fd = -1, .tc_egress_fd = -1,
+				  .xdp_reset_fd = -1 } },
 		.fmap = { .fd = -1 },
 	};
 	int ret = load_parse_args(argc, argv, &o, false), err;

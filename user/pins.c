@@ -38,7 +38,7 @@ static void instance_reset(struct bb_instance *inst, const char *pin_dir)
 	memset(inst, 0, sizeof(*inst));
 	snprintf(inst->pin_dir, sizeof(inst->pin_dir), "%s", pin_dir);
 	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
-	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
+	inst->tc_ingress_fd = inst->tc_egress_fd = inst->xdp_reset_fd = -1;
 }
 
 /* A pinned program, or -1 when its family is not loaded; other errors go to *err. */
@@ -74,6 +74,7 @@ int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
 	}
 	err = 0;
 	inst->prog_fd = open_prog_pin(pin_dir, BB_PIN_PROG_XDP, &err);
+	inst->xdp_reset_fd = open_prog_pin(pin_dir, BB_PIN_PROG_XDP_RESET, &err);
 	inst->tc_ingress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_INGRESS, &err);
 	inst->tc_egress_fd = open_prog_pin(pin_dir, BB_PIN_PROG_TC_EGRESS, &err);
 	if (!err && !bb_instance_families(inst))
@@ -93,7 +94,9 @@ static const struct {
 } url_tables[] = {
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_url", BB_URL_SLOT },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_answer", BB_ANSWER_SLOT },
+	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_reset", BB_RESET_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
+	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_reset", BB_RESET_SLOT },
 };
 
 int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)
@@ -118,9 +121,15 @@ int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)
 	return 0;
 }
 
-/* Which family a program of the object belongs to, by its section. */
+/*
+ * Which family a program of the object belongs to, by its section; and the tc program
+ * that sends the client's reset beside an XDP attachment (bloomblock_tc_xdp_reset) is
+ * the XDP family's.
+ */
 static unsigned int prog_family(const struct bpf_program *prog)
 {
+	if (!strcmp(bpf_program__name(prog), "bloomblock_tc_xdp_reset"))
+		return BB_FAMILY_XDP;
 	return strcmp(bpf_program__section_name(prog), "xdp") ? BB_FAMILY_TC : BB_FAMILY_XDP;
 }
 
@@ -183,7 +192,11 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 	if (families & BB_FAMILY_XDP) {
 		err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
 		err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
+		err = err ?: bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP_RESET);
+		err = err ?: bpf_program__pin(skel->progs.bloomblock_tc_xdp_reset, path);
 		inst->prog_fd = err ? -1 : dup(bpf_program__fd(skel->progs.bloomblock_xdp));
+		inst->xdp_reset_fd = err ? -1 :
+			dup(bpf_program__fd(skel->progs.bloomblock_tc_xdp_reset));
 	}
 	if (!err && (families & BB_FAMILY_TC)) {
 		err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_TC_INGRESS);
@@ -246,9 +259,12 @@ int bb_instance_add(struct bb_instance *inst, unsigned int families)
 	if (err) {
 		char path[512];
 
-		if ((missing & BB_FAMILY_XDP) && inst->prog_fd < 0 &&
-		    !bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_XDP))
-			unlink(path);
+		if ((missing & BB_FAMILY_XDP) && inst->prog_fd < 0) {
+			if (!bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_XDP))
+				unlink(path);
+			if (!bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_XDP_RESET))
+				unlink(path);
+		}
 		if ((missing & BB_FAMILY_TC) && (inst->tc_ingress_fd < 0 || inst->tc_egress_fd < 0)) {
 			if (!bb_pin_path(path, sizeof(path), inst->pin_dir, BB_PIN_PROG_TC_INGRESS))
 				unlink(path);
@@ -271,8 +287,10 @@ void bb_instance_close(struct bb_instance *inst)
 		close(inst->tc_ingress_fd);
 	if (inst->tc_egress_fd >= 0)
 		close(inst->tc_egress_fd);
+	if (inst->xdp_reset_fd >= 0)
+		close(inst->xdp_reset_fd);
 	inst->filters_fd = inst->stats_fd = inst->prog_fd = -1;
-	inst->tc_ingress_fd = inst->tc_egress_fd = -1;
+	inst->tc_ingress_fd = inst->tc_egress_fd = inst->xdp_reset_fd = -1;
 }
 
 int bb_instance_remove(const char *pin_dir)

@@ -30,6 +30,7 @@ struct bb_instance {
 	int prog_fd;		/* XDP program; -1: the XDP family is not loaded */
 	int tc_ingress_fd;	/* tc programs; -1: the tc family is not loaded */
 	int tc_egress_fd;
+	int xdp_reset_fd;	/* beside XDP, at tc ingress: the client's reset; -1: none */
 };
 
 /* The families an instance has loaded. */

@@ -150,6 +150,7 @@ static inline bool harness_begin(int argc, char **argv, const char *what)
 	harness.rng_state = harness.rng_seed;
 	harness.inst.filters_fd = harness.inst.stats_fd = harness.inst.prog_fd = -1;
 	harness.inst.tc_ingress_fd = harness.inst.tc_egress_fd = -1;
+	harness.inst.xdp_reset_fd = -1;
 	return true;
 }
 
