@@ -380,6 +380,15 @@ __u32 bb_xdp_reset_attached(const char *pin_dir, int ifindex)
 	return opts.prog_id;
 }
 
+void bb_xdp_reset_ensure(const struct bb_instance *inst, const char *ifname, int ifindex)
+{
+	if (inst->xdp_reset_fd < 0 || bb_xdp_reset_attached(inst->pin_dir, ifindex))
+		return;
+	xdp_reset_attach(inst, ifname, ifindex);
+	if (bb_xdp_reset_attached(inst->pin_dir, ifindex))
+		pr_info("%s: the reset helper was missing at tc ingress: attached again\n", ifname);
+}
+
 int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force)
 {

@@ -62,6 +62,8 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
  * the instance has one; its program id on ifindex, 0 when there is none.
  */
 __u32 bb_xdp_reset_attached(const char *pin_dir, int ifindex);
+/* The reset helper attached again where it is missing (removed by hand), said. */
+void bb_xdp_reset_ensure(const struct bb_instance *inst, const char *ifname, int ifindex);
 /* Detach ifname (and its reset helper) and remove its link pin. -ENOENT when it was not attached. */
 int bb_detach(const char *pin_dir, const char *ifname);
 

@@ -435,6 +435,7 @@ static int attach_iface(struct load_run *run, int i)
 			pr_warn("%s is attached in %s XDP mode already; --xdp-mode %s takes effect "
 				"after: bloomblock unload -i %s\n", o->targets.ifnames[i],
 				bb_xdp_mode_name(now), bb_xdp_mode_name(o->xdp_mode), o->targets.ifnames[i]);
+		bb_xdp_reset_ensure(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i]);
 		return 0;
 	}
 	err = bb_attach(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i],

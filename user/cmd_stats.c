@@ -788,15 +788,23 @@ static void status_text(const struct status_view *v)
 	}
 	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
 	       ": a hit drops once bloomblock run found it on a list" : "");
-	if (hdr->flags & BB_HDR_F_ANSWER)
-		printf("answers      %s: a blocked DNS query at XDP gets %s from the kernel, at most "
-		       "%u a second a CPU (tc drops it)\n", answer_name(hdr->flags),
+	if (hdr->flags & BB_HDR_F_ANSWER) {
+		printf("answers      %s: a blocked DNS query at XDP gets %s from the kernel (tc drops "
+		       "it); a blocked TLS or HTTP connection is reset on both sides, at XDP and tc; "
+		       "at most %u answers a second a CPU\n", answer_name(hdr->flags),
 		       hdr->flags & BB_HDR_F_SINKHOLE ? "A 0.0.0.0 / AAAA :: (NXDOMAIN where that "
 		       "would not fit)" : "NXDOMAIN", cfg->answer_cost_ns ?
 		       1000000000U / cfg->answer_cost_ns : BB_ANSWER_RATE);
-	else
-		printf("answers      drop: blocked DNS queries get no answer (--answer reject or "
-		       "sinkhole)\n");
+		for (i = 0; i < n; i++)
+			if (att[i].hook == BB_HOOK_XDP && att[i].ifindex > 0 &&
+			    !bb_xdp_reset_attached(bb_opts.pin_dir, att[i].ifindex))
+				printf("             %s: no reset helper at tc ingress: a blocked "
+				       "connection is reset on the server's side only (load again)\n",
+				       att[i].ifname);
+	} else {
+		printf("answers      drop: blocked DNS queries and TLS/HTTP connections get no answer "
+		       "(--answer reject or sinkhole)\n");
+	}
 	if (hdr->flags & BB_HDR_F_CONFIRM)
 		confirm_text(v);
 	else if (v->have_daemon && !strcmp(bb_confirm_daemon_state(&v->daemon, v->now), "running"))

@@ -199,7 +199,8 @@ static const struct bb_option load_options[] = {
 	  "(default) or drop the hits not confirmed yet", bb_opt_choice, F(daemon_down),
 	  G(daemon_down), down_words },
 	{ "answer", 0, "HOW", "a blocked DNS query at XDP: drop (default), reject\n"
-	  "(answer NXDOMAIN from the kernel) or sinkhole (answer\nA 0.0.0.0 / AAAA ::, TTL 2 s)",
+	  "(answer NXDOMAIN from the kernel) or sinkhole (answer\nA 0.0.0.0 / AAAA ::, TTL 2 s); "
+	  "with either, a blocked\nTLS or HTTP connection is reset on both sides",
 	  bb_opt_choice, F(answer), G(answer), answer_words },
 	{ "answer-rate", 0, "N", "answers a second a CPU at most; past it a query is\n"
 	  "dropped unanswered (default 1000)", bb_opt_u32, F(answer_rate), G(answer_rate),

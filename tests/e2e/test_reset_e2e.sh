@@ -113,6 +113,20 @@ screen_server() {
 	servers "$NS_DUT"
 	run bb load "$LIST" -i bbd0 --hook "$hook" --answer reject
 	check_rc "$hook: load --answer reject" 0
+	run bb status
+	check_match "$hook: status says connections are reset" \
+		'^answers +reject: .*a blocked TLS or HTTP connection is reset on both sides' "$out"
+	if [ "$hook" = xdp ]; then
+		check_match "xdp: the reset helper is at tc ingress beside XDP" 'bloomblock_tc_x' \
+			"$(in_dut tc filter show dev bbd0 ingress)"
+		in_dut tc filter del dev bbd0 ingress pref 45325
+		run bb status
+		check_match "xdp: status says when the helper is gone" \
+			'bbd0: no reset helper at tc ingress' "$out"
+		run bb load "$LIST" -i bbd0 --hook xdp
+		run bb status
+		check_no_match "xdp: ... and a load puts it back" 'no reset helper' "$out"
+	fi
 	before=$(bb_stat tcp_reset)
 	expect_reset "$hook: curl https://blocked.example/" "$NS_SRC" 198.51.100.1 https://blocked.example/
 	expect_reset "$hook: curl http://blocked.example/" "$NS_SRC" 198.51.100.1 http://blocked.example/
