@@ -29,7 +29,12 @@ LIST=$BB_TMP/list.txt
 printf 'evil.example\nphish.test/login/\n203.0.113.0/24\n' >"$LIST"
 bb2() { timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR2" "$@"; }
 hooks() { bb status -j | jq -r '[.interfaces[] | .ifname + ":" + .hook] | sort | join(",")'; }
-tc_ids() { in_dut tc filter show dev bbd0 "$1" | sed -n 's/.* id \([0-9]*\) .*/\1/p' | sort | tr '\n' ' '; }
+# tc_ids DIR [PREF]: the program ids of the tc filters on bbd0's DIR at PREF (0xb10c,
+# bloomblock's screening filters; 45325 is the reset helper beside an XDP attachment)
+tc_ids() {
+	in_dut tc filter show dev bbd0 "$1" pref "${2:-45324}" 2>/dev/null |
+		sed -n 's/.* id \([0-9]*\) .*/\1/p' | sort | tr '\n' ' '
+}
 has_xdp() { in_dut ip link show dev bbd0 | grep -q 'xdp'; }
 has_clsact() { in_dut tc qdisc show dev bbd0 | grep -q clsact; }
 
@@ -192,8 +197,8 @@ check_rc "load --hook xdp --hook tc-ingress exits 0" 0
 run bb unload -i bbd0 --hook tc-ingress
 check_rc "unload -i bbd0 --hook tc-ingress exits 0" 0
 check_eq "... tc ingress is gone, XDP stays" "$(hooks)" "bbd0:xdp"
-check_eq "... no tc filter left" "$(tc_ids ingress)" ""
-check_fails "... and its emptied clsact qdisc is gone" has_clsact
+check_eq "... no screening tc filter left" "$(tc_ids ingress)" ""
+check_ne "... the XDP attachment's reset helper stays at tc ingress" "$(tc_ids ingress 45325)" ""
 check "... the pin dir stays (XDP is attached)" test -e "$BB_PIN_DIR"
 run bb unload -i bbd0 --hook tc-egress
 check_rc "unload --hook of a hook not attached exits 0" 0
@@ -201,6 +206,8 @@ check_match "... and says so" 'not attached there \(at those hooks\)' "$err$out"
 check_eq "... XDP still there" "$(hooks)" "bbd0:xdp"
 run bb unload -i bbd0 --hook xdp
 check_rc "unload -i bbd0 --hook xdp exits 0" 0
+check_eq "... its reset helper gone with it" "$(tc_ids ingress 45325)" ""
+check_fails "... and the emptied clsact qdisc" has_clsact
 check_fails "... nothing left: the pin dir is gone" test -e "$BB_PIN_DIR"
 run bb unload --all --hook xdp
 check_rc "unload --all --hook exits 2 (--all is everything)" 2
@@ -217,8 +224,8 @@ check_fails "tc-egress alone: the XDP programs are not loaded (no prog_xdp pin)"
 	test -e "$BB_PIN_DIR/prog_xdp"
 check "tc-egress alone: the tc programs are (prog_tc_egress pinned)" test -e "$BB_PIN_DIR/prog_tc_egress"
 if command -v bpftool >/dev/null; then
-	check_eq "tc-egress alone: the tc tail-call table holds the URL program" \
-		"$(table_len url_tc)" 1
+	check_eq "tc-egress alone: the tc tail-call table holds the URL and reset programs" \
+		"$(table_len url_tc)" 2
 	check_eq "tc-egress alone: the XDP tail-call table is empty" "$(table_len url_xdp)" 0
 else
 	tap_skip "tc-egress alone: the tail-call tables, read with bpftool" "needs bpftool"
@@ -227,8 +234,9 @@ run bb load "$LIST" -i bbd0
 check_eq "a later load -i without --hook adds XDP (the default hook)" "$(hooks)" "bbd0:tc-egress,bbd0:xdp"
 check "... loading the XDP programs then (prog_xdp pinned)" test -e "$BB_PIN_DIR/prog_xdp"
 if command -v bpftool >/dev/null; then
-	check_eq "... and filling the XDP tail-call table (URL and answer programs)" "$(table_len url_xdp)" 2
-	check_eq "... the tc one as it was" "$(table_len url_tc)" 1
+	check_eq "... and filling the XDP tail-call table (URL, answer, reset programs)" \
+		"$(table_len url_xdp)" 3
+	check_eq "... the tc one as it was" "$(table_len url_tc)" 2
 else
 	tap_skip "the added XDP family's tail-call table, read with bpftool" "needs bpftool"
 fi
