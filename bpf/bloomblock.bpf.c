@@ -1485,9 +1485,8 @@ static __always_inline void swap64(__u64 *a, __u64 *b)
  * counted from the message's start; 0 when it is not a plain query's. A global
  * function: the walk's exits are verified once, not once per state of its caller.
  */
-__noinline int bb_dns_question_end(struct xdp_md *ctx, __u32 dns_off)
+static __always_inline int dns_question_end(void *data, void *end, __u32 dns_off)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	__u8 *dns = data + (dns_off & 127), *q;
 	__u32 i;
 
@@ -1518,33 +1517,40 @@ __noinline int bb_dns_question_end(struct xdp_md *ctx, __u32 dns_off)
 	return (int)(q + 5 - dns);
 }
 
+__noinline int bb_dns_question_end(struct xdp_md *ctx, __u32 dns_off)
+{
+	return dns_question_end((void *)(long)ctx->data, (void *)(long)ctx->data_end, dns_off);
+}
+
+__noinline int bb_dns_question_end_tc(struct __sk_buff *skb, __u32 dns_off)
+{
+	return dns_question_end((void *)(long)skb->data, (void *)(long)skb->data_end, dns_off);
+}
+
 /*
  * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
- * made its own answer in place and turned around, cut to its new end, checksummed:
- * XDP_TX; XDP_DROP when anything does not hold. l3v4s: where its addresses start,
- * bit 8 IPv4, bit 9 a sinkhole answer. A global function too.
+ * made its own answer in place and turned around: the DNS message, the MACs, the
+ * addresses and ports, the lengths, the IPv4 header's checksum; not the cut nor the
+ * UDP checksum, which are the hook's. The answer's DNS length, or -1.
  */
-__noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
-			       __u32 l3v4s)
+static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u32 qend,
+				       __u32 msg_len, __u32 l3v4s)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	__u32 rr = 0, rcode = 3, qtype, len;
 	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
 	__u32 sinkhole = l3v4s >> 9 & 1;
 	bb_ethhdr *eth = data;
 	bb_udphdr *uh;
 	__u8 *dns, *a;
-	__u64 sum;
-	__u16 c;
 
 	if (qend < BB_DNS_HDR_LEN + 5 || qend > msg_len || qend > 300)
-		return XDP_DROP;
+		return -1;
 	dns = data + bounded(dns_off, 127);
 	if ((void *)(dns + BB_DNS_HDR_LEN) > end)
-		return XDP_DROP;
+		return -1;
 	a = data + bounded(dns_off + qend - 4, 511);	/* the question's type */
 	if ((void *)(a + 2) > end)
-		return XDP_DROP;
+		return -1;
 	qtype = (__u32)a[0] << 8 | a[1];
 	a = data + bounded(dns_off + qend, 511);	/* the answer record's place */
 	if (sinkhole) {
@@ -1555,7 +1561,7 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	}
 	if (rr) {
 		if ((void *)(a + 16) > end)
-			return XDP_DROP;
+			return -1;
 		a[0] = 0xc0;		/* the name: a pointer to the question's */
 		a[1] = BB_DNS_HDR_LEN;
 		a[2] = qtype >> 8;
@@ -1571,7 +1577,7 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 		a[12] = a[13] = a[14] = a[15] = 0;
 		if (rr == 28) {
 			if ((void *)(a + 28) > end)
-				return XDP_DROP;
+				return -1;
 			a[16] = a[17] = a[18] = a[19] = a[20] = a[21] = 0;
 			a[22] = a[23] = a[24] = a[25] = a[26] = a[27] = 0;
 		}
@@ -1586,14 +1592,14 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 
 	/* back to where it came from: the addresses and ports swapped */
 	if ((void *)(eth + 1) > end)
-		return XDP_DROP;
+		return -1;
 	swap32((__u32 *)eth->h_dest, (__u32 *)eth->h_source);
 	swap16((__u16 *)(eth->h_dest + 4), (__u16 *)(eth->h_source + 4));
 	if (v4) {
 		bb_iphdr *iph = data + ((l3 - 12) & 63);
 
 		if ((void *)(iph + 1) > end)
-			return XDP_DROP;
+			return -1;
 		swap32(&iph->saddr, &iph->daddr);
 		iph->tot_len = bpf_htons(20 + 8 + len);
 		iph->ttl = 64;
@@ -1604,7 +1610,7 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 		bb_ipv6hdr *ip6h = data + ((l3 - 8) & 63);
 
 		if ((void *)(ip6h + 1) > end)
-			return XDP_DROP;
+			return -1;
 		swap64((__u64 *)&ip6h->saddr, (__u64 *)&ip6h->daddr);
 		swap64((__u64 *)&ip6h->saddr + 1, (__u64 *)&ip6h->daddr + 1);
 		ip6h->payload_len = bpf_htons(8 + len);
@@ -1612,10 +1618,31 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	}
 	uh = data + l4;
 	if ((void *)(uh + 1) > end)
-		return XDP_DROP;
+		return -1;
 	swap16(&uh->source, &uh->dest);
 	uh->len = bpf_htons(8 + len);
 	uh->check = 0;
+	return (int)len;
+}
+
+/*
+ * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
+ * made its own answer in place and turned around (answer_fill()), cut to its new end,
+ * checksummed: XDP_TX; XDP_DROP when anything does not hold. l3v4s: where its
+ * addresses start, bit 8 IPv4, bit 9 a sinkhole answer. A global function too.
+ */
+__noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
+			       __u32 l3v4s)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
+	int len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s);
+	bb_udphdr *uh;
+	__u64 sum;
+	__u16 c;
+
+	if (len < 0)
+		return XDP_DROP;
 	/* cut to the answer's end (Ethernet padding too), then the UDP checksum */
 	if (bpf_xdp_adjust_tail(ctx, (int)bounded(l4 + 8 + len, 1023) -
 				(int)bpf_xdp_get_buff_len(ctx)))
@@ -1917,7 +1944,7 @@ static __always_inline int tc_action(struct __sk_buff *skb, int v)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 3);		/* BB_URL_SLOT, (none), BB_RESET_SLOT */
+	__uint(max_entries, 4);	/* BB_URL_SLOT, BB_ANSWER_SLOT, BB_RESET_SLOT, BB_ANSWER_EGRESS_SLOT */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } url_tc SEC(".maps");
@@ -2137,6 +2164,108 @@ int bloomblock_tc_reset(struct __sk_buff *skb)
 }
 
 /*
+ * DNS answers at tc: the answer made as at XDP (answer_fill()), the packet cut, the UDP
+ * checksum as the socket buffer wants it, and sent back: out of the device at ingress
+ * (bpf_redirect()), into the local stack at egress (BPF_F_INGRESS: the asking client
+ * is local and gets it at once). A checksum the device is to finish
+ * (CHECKSUM_PARTIAL: a local socket's query) keeps its pseudo-header sum only, and it
+ * stays what the stack and the device expect; there is no telling it from BPF but by
+ * its effect, so a helper that changes only a finished checksum is asked first
+ * (bpf_l4_csum_replace() by a difference: a no-op on a partial one).
+ */
+__noinline int bb_answer_build_tc(struct __sk_buff *skb, __u32 dns_off, __u32 qend,
+				  __u32 msg_len, __u32 l3v4s)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
+	__u16 before, after, c;
+	bb_udphdr *uh = data + l4;
+	int len, partial;
+	__u64 sum;
+
+	if ((void *)(uh + 1) > end)
+		return -1;
+	before = uh->check;
+	bpf_l4_csum_replace(skb, l4 + 6, 0, 1, 0);
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	uh = data + l4;
+	if ((void *)(uh + 1) > end)
+		return -1;
+	after = uh->check;
+	partial = before == after;
+	len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s);
+	if (len < 0)
+		return -1;
+	if (bpf_skb_change_tail(skb, bounded(l4 + 8 + len, 1023), 0))
+		return -1;
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, bpf_htons(17) + bpf_htons(8 + len));
+	if (!partial)
+		sum = csum_bytes(data + l4, end, 8 + len, sum);
+	uh = data + l4;
+	if ((void *)(uh + 1) > end)
+		return -1;
+	c = csum_fold(sum);
+	uh->check = partial ? (__u16)~c : c ? c : 0xffff;
+	return 0;
+}
+
+static __always_inline int answer_tc(struct __sk_buff *skb, int egress)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	struct bb_cursor cur = { .pos = data, .end = end };
+	__u32 zero = 0, l3, l4, qend, addrs;
+	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	const struct bb_header *hdr;
+	struct bb_packet pkt;
+	int v4;
+
+	if (!st || !filter)
+		return TC_ACT_SHOT;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	if (!hdr)
+		return TC_ACT_SHOT;
+	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
+	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
+		goto unfit;
+	v4 = pkt.l3_proto == ETH_P_IP;
+	addrs = (const void *)pkt.saddr - data;
+	asm volatile("" : "+r"(addrs));
+	l3 = addrs;
+	l4 = pkt.l4 - data;
+	if ((v4 && l4 - (l3 - 12) != 20) || l3 > 63 || l4 > 119)
+		goto unfit;
+	qend = bb_dns_question_end_tc(skb, l4 + 8);
+	if (!qend || qend > pkt.payload_len)
+		goto unfit;
+	if (!answer_admit(st))
+		return TC_ACT_SHOT;
+	if (bb_answer_build_tc(skb, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
+			       (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0)))
+		goto unfit;
+	st->dns_answered++;
+	return bpf_redirect(skb->ifindex, egress ? BPF_F_INGRESS : 0);
+unfit:
+	st->answer_unfit++;
+	return TC_ACT_SHOT;
+}
+
+SEC("tc")
+int bloomblock_tc_answer_ingress(struct __sk_buff *skb)
+{
+	return answer_tc(skb, 0);
+}
+
+SEC("tc")
+int bloomblock_tc_answer_egress(struct __sk_buff *skb)
+{
+	return answer_tc(skb, 1);
+}
+
+/*
  * Beside an XDP attachment, at tc ingress: a server's reset bloomblock_xdp_reset
  * passed with BB_RESET_META in its metadata gets the client's sent. Every other
  * packet passes untouched, at the cost of a look at its metadata.
@@ -2195,8 +2324,13 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
 		v = tail_call_failed();
 	}
-	if (v == BB_ANSWER)
-		v = BB_DROP;	/* DNS answers are sent at XDP only, so far: tc drops */
+	if (v == BB_ANSWER) {
+		if (dir == BB_INGRESS)
+			bpf_tail_call_static(skb, &url_tc, BB_ANSWER_SLOT);
+		else
+			bpf_tail_call_static(skb, &url_tc, BB_ANSWER_EGRESS_SLOT);
+		v = BB_DROP;	/* no answer program: dropped, as without answers */
+	}
 	if (v == BB_RESET) {
 		bpf_tail_call_static(skb, &url_tc, BB_RESET_SLOT);
 		v = BB_DROP;	/* no reset program: dropped, as without answers */

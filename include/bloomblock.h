@@ -417,8 +417,9 @@ enum bb_service {
 };
 
 #define BB_URL_SLOT	0	/* the URL program's slot in its table */
-#define BB_ANSWER_SLOT	1	/* XDP: the DNS answer program's */
+#define BB_ANSWER_SLOT	1	/* XDP, tc ingress: the DNS answer program's */
 #define BB_RESET_SLOT	2	/* XDP and tc: the TCP reset program's */
+#define BB_ANSWER_EGRESS_SLOT 3	/* tc egress: the DNS answer program's */
 #define BB_ANSWER_TTL	2	/* seconds: a sinkhole answer's TTL (Pi-hole's default) */
 #define BB_ANSWER_RATE	1000	/* answers a second a CPU, by default; bursts as many */
 

@@ -789,8 +789,8 @@ static void status_text(const struct status_view *v)
 	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
 	       ": a hit drops once bloomblock run found it on a list" : "");
 	if (hdr->flags & BB_HDR_F_ANSWER) {
-		printf("answers      %s: a blocked DNS query at XDP gets %s from the kernel (tc drops "
-		       "it); a blocked TLS or HTTP connection is reset on both sides, at XDP and tc; "
+		printf("answers      %s: a blocked DNS query at XDP gets %s from the kernel, and at tc; "
+		       "a blocked TLS or HTTP connection is reset on both sides; "
 		       "at most %u answers a second a CPU\n", answer_name(hdr->flags),
 		       hdr->flags & BB_HDR_F_SINKHOLE ? "A 0.0.0.0 / AAAA :: (NXDOMAIN where that "
 		       "would not fit)" : "NXDOMAIN", cfg->answer_cost_ns ?

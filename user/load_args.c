@@ -198,7 +198,7 @@ static const struct bb_option load_options[] = {
 	{ "daemon-down", 0, "WHAT", "confirm mode, while bloomblock run is not running: pass\n"
 	  "(default) or drop the hits not confirmed yet", bb_opt_choice, F(daemon_down),
 	  G(daemon_down), down_words },
-	{ "answer", 0, "HOW", "a blocked DNS query at XDP: drop (default), reject\n"
+	{ "answer", 0, "HOW", "a blocked DNS query: drop (default), reject\n"
 	  "(answer NXDOMAIN from the kernel) or sinkhole (answer\nA 0.0.0.0 / AAAA ::, TTL 2 s); "
 	  "with either, a blocked\nTLS or HTTP connection is reset on both sides",
 	  bb_opt_choice, F(answer), G(answer), answer_words },

@@ -97,6 +97,8 @@ static const struct {
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_reset", BB_RESET_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_reset", BB_RESET_SLOT },
+	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_ingress", BB_ANSWER_SLOT },
+	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_egress", BB_ANSWER_EGRESS_SLOT },
 };
 
 int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)

@@ -6,7 +6,9 @@
 # query: NOERROR with no record), in well under 100 ms where a drop takes dig's whole timeout; IPv4 and
 # IPv6. An unlisted name, a listed source and DNS over TCP get no answer from it. A
 # reload keeps --answer; status, stats, bpftool and the metrics show it; a flood is
-# answered within --answer-rate. TAP output; root.
+# answered within --answer-rate. At tc ingress the answer is redirected back out of
+# bbd0; at tc egress a query dig sends from the dut is turned around into its own
+# stack. TAP output; root.
 #
 # veth: a frame an XDP program sends back (XDP_TX) reaches its peer only when the
 # peer runs NAPI, which an XDP program of its own turns on; so bbs0 gets a program
@@ -139,4 +141,42 @@ check_match "... naming file, line and key" 'answer.conf:4: answer: ' "$err"
 run bb unload --all
 check_rc "unload --all" 0
 in_src ip link set dev bbs0 xdpdrv off
+
+# ---- tc: ingress (the answer redirected out of bbd0), egress (into the dut's own stack) ----
+run bb load "$LIST" -i bbd0 --hook tc-ingress --answer reject
+check_rc "tc-ingress: load --answer reject" 0
+ask @$V4 blocked.example A
+check_match "tc-ingress: dig A blocked.example gets NXDOMAIN" 'status: NXDOMAIN' "$out"
+check_ge "... in under 100 ms (${ms} ms)" $((100 - ms)) 1
+ask @$V6 blocked.example AAAA
+check_match "tc-ingress: over IPv6 too" 'status: NXDOMAIN' "$out"
+run bb load "$LIST" --answer sinkhole
+ask +ednsopt=12:0000000000000000 @$V4 blocked.example A
+check_match "tc-ingress, sinkhole: 0.0.0.0" '^blocked\.example\.[[:space:]]+2[[:space:]]+IN[[:space:]]+A[[:space:]]+0\.0\.0\.0$' "$out"
+run bb unload --all
+
+# dig in the dut asks 198.51.100.2 (src: nothing serves DNS there); its query leaves by bbd0
+ask_dut() {
+	local t0 t1
+	t0=$(date +%s%N)
+	out=$(in_dut dig +tries=1 +time=2 "$@" 2>&1)
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+}
+run bb load "$LIST" -i bbd0 --hook tc-egress --answer reject
+check_rc "tc-egress: load --answer reject" 0
+a0=$(bb_stat dns_answered)
+ask_dut @198.51.100.2 blocked.example A
+check_match "tc-egress: dig in the dut gets NXDOMAIN for its own query, turned around" \
+	'status: NXDOMAIN' "$out"
+check_ge "... in under 100 ms (${ms} ms)" $((100 - ms)) 1
+ask_dut @2001:db8:51::2 www.blocked.example AAAA
+check_match "tc-egress: over IPv6 too" 'status: NXDOMAIN' "$out"
+ask_dut @198.51.100.2 fine.example A
+check_match "tc-egress: an unlisted name goes out, unanswered (no server there: refused)" \
+	'connection refused|timed out' "$out"
+check_no_match "... no answer from bloomblock" 'status:' "$out"
+check_eq "tc-egress: dns_answered +2" $(( $(bb_stat dns_answered) - a0 )) 2
+run bb unload --all
+check_rc "unload --all" 0
 tap_done

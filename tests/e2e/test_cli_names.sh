@@ -224,8 +224,8 @@ check_fails "tc-egress alone: the XDP programs are not loaded (no prog_xdp pin)"
 	test -e "$BB_PIN_DIR/prog_xdp"
 check "tc-egress alone: the tc programs are (prog_tc_egress pinned)" test -e "$BB_PIN_DIR/prog_tc_egress"
 if command -v bpftool >/dev/null; then
-	check_eq "tc-egress alone: the tc tail-call table holds the URL and reset programs" \
-		"$(table_len url_tc)" 2
+	check_eq "tc-egress alone: the tc tail-call table holds the URL, answer (2) and reset programs" \
+		"$(table_len url_tc)" 4
 	check_eq "tc-egress alone: the XDP tail-call table is empty" "$(table_len url_xdp)" 0
 else
 	tap_skip "tc-egress alone: the tail-call tables, read with bpftool" "needs bpftool"
@@ -236,7 +236,7 @@ check "... loading the XDP programs then (prog_xdp pinned)" test -e "$BB_PIN_DIR
 if command -v bpftool >/dev/null; then
 	check_eq "... and filling the XDP tail-call table (URL, answer, reset programs)" \
 		"$(table_len url_xdp)" 3
-	check_eq "... the tc one as it was" "$(table_len url_tc)" 2
+	check_eq "... the tc one as it was" "$(table_len url_tc)" 4
 else
 	tap_skip "the added XDP family's tail-call table, read with bpftool" "needs bpftool"
 fi
