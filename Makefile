@@ -24,6 +24,11 @@ ifeq ($(SANITIZE),address)
 CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS		+= -fsanitize=address,undefined
 endif
+# libFuzzer (clang): every object instrumented for coverage; the fuzzers link the fuzzer.
+ifeq ($(SANITIZE),fuzzer)
+CFLAGS		+= -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+endif
 
 ifeq ($(V),1)
 Q =
@@ -50,7 +55,7 @@ BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean test demo bench install uninstall tests asan valgrind
+.PHONY: all clean test demo bench install uninstall tests asan valgrind fuzz fuzzers
 
 all: bloomblock
 
@@ -157,6 +162,30 @@ asan:
 valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
 
+# Fuzzing (docs/RELIABILITY.md): `make fuzz` builds every tests/fuzz/fuzz_*.c with clang's
+# libFuzzer, AddressSanitizer and UBSan in .output-fuzz and runs each for FUZZ_S seconds
+# (default 60) from its seeds; CI runs them with FUZZ_S=10.
+FUZZERS		:= $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_S		?= 60
+
+$(OUTPUT)/fuzz: | $(OUTPUT)
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(HEADERS) $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a | $(OUTPUT)/fuzz
+	$(call msg,FUZZER,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $< $(OUTPUT)/libbbcli.a \
+		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/fuzz_seeds: tests/fuzz/seeds.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a | $(OUTPUT)/tests
+	$(call msg,TOOL,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a -o $@
+
+fuzzers: $(FUZZERS)
+
+fuzz: bloomblock
+	$(Q)$(MAKE) OUTPUT=.output-fuzz BIN=.output-fuzz/bloomblock CC=clang SANITIZE=fuzzer fuzzers
+	$(Q)scripts/fuzz.sh .output-fuzz $(FUZZ_S)
+
 install: bloomblock
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/bloomblock
@@ -172,4 +201,4 @@ uninstall:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) .output-asan bloomblock
+	$(Q)rm -rf $(OUTPUT) .output-asan .output-fuzz bloomblock

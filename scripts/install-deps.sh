@@ -6,9 +6,10 @@ set -euo pipefail
 
 packages=(
 	# build
-	make gcc clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev libxxhash-dev
+	make gcc binutils clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev libxxhash-dev
 	libjansson-dev libidn2-dev bpftool liblzma-dev libzstd-dev libpcap-dev libmicrohttpd-dev
 	libinih-dev libsystemd-dev libcurl4-openssl-dev
+	libclang-rt-14-dev	# make fuzz: clang's libFuzzer and sanitizer runtimes
 	systemd	# systemd-analyze verify on the unit
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools

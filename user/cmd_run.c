@@ -172,8 +172,11 @@ static void feeds_fetch(char *said, size_t size)
 		by[bb_feed_fetch(&feeds[i], &config.feed)]++;
 	if (n_feeds)
 		bb_feeds_save(feeds, n_feeds);
-	snprintf(said, size, n_feeds ? "feeds: %u updated, %u unchanged, %u failed; " : "",
-		 by[BB_FEED_UPDATED], by[BB_FEED_UNCHANGED], by[BB_FEED_FAILED]);
+	if (n_feeds)
+		snprintf(said, size, "feeds: %u updated, %u unchanged, %u failed; ",
+			 by[BB_FEED_UPDATED], by[BB_FEED_UNCHANGED], by[BB_FEED_FAILED]);
+	else if (size)
+		said[0] = 0;
 }
 
 /* The daemon's loads: the last one's time and result, and the counts (run.json). */
@@ -480,7 +483,7 @@ static int run_config(struct run_opts *o)
 		return BB_EXIT_OK;
 	}
 	if (config.pin_dir[0])
-		bb_opts.pin_dir = config.pin_dir;
+		bb_opts.pin_dir = bb_pin_dir_canonical(config.pin_dir);
 	if (config.state_dir[0])
 		bb_opts.state_dir = config.state_dir;
 	if (!o->metrics && config.metrics[0]) {
