@@ -16,6 +16,10 @@ PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicroh
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
 		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
+# Hardened (tests/e2e/test_hardening.sh checks the binary): stack protector, fortified
+# libc calls, position-independent, full RELRO (the GOT read-only after start-up).
+CFLAGS		+= -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
+LDFLAGS		+= -pie -Wl,-z,relro,-z,now
 LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lm -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ -Wall -Werror \
 		   -Iinclude -I/usr/include/$(MULTIARCH)
