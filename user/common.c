@@ -185,6 +185,40 @@ int bb_require_bpf_caps(void)
 	return -EPERM;
 }
 
+const char *bb_pin_dir_canonical(const char *in)
+{
+	static char out[256];
+	char buf[PATH_MAX], cwd[PATH_MAX], *comp[128], *save = NULL, *t;
+	size_t n = 0, i, len = 0;
+
+	int w;
+
+	if (in[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		w = snprintf(buf, sizeof(buf), "%s/%s", cwd, in);
+	else
+		w = snprintf(buf, sizeof(buf), "%s", in);
+	if (w < 0 || (size_t)w >= sizeof(buf))
+		return in;	/* too long to be a pin dir: said where it is used */
+	/* lexically: no empty, "." or ".." component, no trailing slash */
+	for (t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n)
+				n--;
+			continue;
+		}
+		if (n < sizeof(comp) / sizeof(comp[0]))
+			comp[n++] = t;
+	}
+	out[0] = 0;
+	for (i = 0; i < n && len < sizeof(out); i++)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "/%s", comp[i]);
+	if (!n)
+		snprintf(out, sizeof(out), "/");
+	return out;
+}
+
 int bb_require_bpffs(const char *pin_dir)
 {
 	char buf[PATH_MAX], *dir;
@@ -197,9 +231,14 @@ int bb_require_bpffs(const char *pin_dir)
 	if (access(dir, F_OK))
 		pr_err("%s: %s does not exist; the pin directory must be on a BPF filesystem, "
 		       "e.g. under /sys/fs/bpf\n", pin_dir, dir);
-	else
-		pr_err("%s is not on a BPF filesystem; mount one with: mount -t bpf bpf %s\n",
-		       pin_dir, dir);
+	else if (!strcmp(dir, "/sys/fs/bpf"))
+		pr_err("%s is not on a BPF filesystem: mount it with: mount -t bpf bpf /sys/fs/bpf\n",
+		       pin_dir);
+	else	/* never advice to mount over a directory of the system (/, /tmp, /run) */
+		pr_err("%s is not on a BPF filesystem: %s is not one; put the pin directory under "
+		       "/sys/fs/bpf (mounted with: mount -t bpf bpf /sys/fs/bpf), e.g. "
+		       "--pin-dir /sys/fs/bpf/%s\n", pin_dir, dir, strrchr(pin_dir, '/') ?
+		       strrchr(pin_dir, '/') + 1 : pin_dir);
 	return -ENOENT;
 }
 

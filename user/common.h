@@ -42,6 +42,12 @@ int bb_require_root(void);
 void bb_stdin_items(void (*fn)(void *ctx, const char *item), void *ctx);
 /* The capabilities that loading programs and attaching them take (root may lack them). */
 int bb_require_bpf_caps(void);
+/*
+ * A pin directory as one spelling: absolute, no empty, "." or ".." component, no
+ * trailing slash (/sys/fs/bpf//x/ is /sys/fs/bpf/x), so that one instance is never
+ * taken for several (its state directory and tc handle come from it). A static buffer.
+ */
+const char *bb_pin_dir_canonical(const char *in);
 int bb_require_bpffs(const char *pin_dir);
 int bb_require_ifindex(const char *ifname, int *ifindex);
 

@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 		return BB_EXIT_OK;
 	}
 	argc = take_global_opts(argc, argv, optind + 1);
+	bb_opts.pin_dir = bb_pin_dir_canonical(bb_opts.pin_dir);
 	bb_libbpf_setup();
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[optind], commands[i].name)) {

@@ -267,4 +267,25 @@ check_eq "unload --all: no tc filter left" "$(tc_ids ingress)$(tc_ids egress)" "
 check_fails "unload --all: no XDP left" has_xdp
 check_fails "unload --all: the pin dir is gone" test -e "$BB_PIN_DIR"
 
+# one instance, however its pin dir is spelled: /x, /x/, //x, /./x
+bbp() { timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$1" "${@:2}"; }
+tag=${BB_PIN_DIR#/sys/fs/bpf/}
+out=$(bbp "$BB_PIN_DIR" load "$LIST" -i bbd0 --hook tc-ingress 2>&1)
+check_eq "pin dir /sys/fs/bpf/$tag: loaded, one tc filter" "$(tc_ids ingress | wc -w)" 1
+out=$(bbp "$BB_PIN_DIR/" load "$LIST" -i bbd0 --hook tc-ingress 2>&1)
+out=$(bbp "/sys/fs/bpf//$tag" load "$LIST" -i bbd0 --hook tc-ingress 2>&1)
+out=$(bbp "/sys/fs/bpf/./$tag" load "$LIST" -i bbd0 --hook tc-ingress 2>&1)
+check_eq "... spelled /x/, //x and /./x: still the one tc filter (a reload each)" \
+	"$(tc_ids ingress | wc -w)" 1
+check_eq "... one pin dir" "$(find /sys/fs/bpf -maxdepth 1 -name "$tag*" | wc -l)" 1
+out=$(bbp "/sys/fs/bpf//$tag/" unload -i bbd0 2>&1)
+check_eq "... and one unload, spelled //x/, leaves no filter" "$(tc_ids ingress)" ""
+check_fails "... nor the pin dir" test -e "$BB_PIN_DIR"
+mkdir -p "/tmp/bb-not-bpffs-$$"
+out=$(bbp "/tmp/bb-not-bpffs-$$/x" load "$LIST" -i bbd0 --hook tc-ingress 2>&1)
+rmdir "/tmp/bb-not-bpffs-$$"
+check_match "a pin dir off bpffs: said, the advice under /sys/fs/bpf" \
+	'not on a BPF filesystem.*--pin-dir /sys/fs/bpf/x' "$out"
+check_no_match "... never to mount over /tmp" 'mount -t bpf bpf /tmp' "$out"
+
 tap_done
