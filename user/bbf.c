@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "outfile.h"
 #include "bb_hash.h"
 #include "bbf.h"
 #include "filter.h"
@@ -99,9 +100,9 @@ int bbf_write_index(const char *path, const struct bb_block *image, __u64 image_
 	hdr.table_xxh = XXH64(sec, n_sec * sizeof(sec[0]), 0);
 	hdr.header_xxh = XXH64(&hdr, sizeof(hdr), 0);
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = bb_tmp_open(tmp, 0644);	/* a filter file is for shipping: readable */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* the gaps are zero: the file is sized first, then the parts written in place */
 	err = ftruncate(fd, (off_t)hdr.file_size) ? -errno : 0;
 	err = err ?: write_at(fd, &hdr, sizeof(hdr), 0);

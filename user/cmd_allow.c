@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "common.h"
 #include "filter.h"
 #include "list.h"
@@ -123,7 +124,7 @@ static int kept_write(const struct kept *k)
 	if (err)
 		return err;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
 	fprintf(f, "# bloomblock allow: items kept for every load (bloomblock disallow to "

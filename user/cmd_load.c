@@ -7,6 +7,7 @@
  * itself made.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -541,10 +542,10 @@ static int guard_setup(struct load_run *run, struct load_opts *o, char *path, si
 		return err;
 	if (o->given.guard) {
 		if (o->no_guard && !o->guard) {
-			FILE *f = fopen(off_path, "w");
+			int fd = open(off_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
-			if (f)
-				fclose(f);
+			if (fd >= 0)
+				close(fd);
 		} else {
 			unlink(off_path);
 		}
@@ -749,7 +750,7 @@ static void write_loaded(struct load_run *run)
 {
 	const struct list_args *la = &run->o->lists;
 	json_t *lists = json_array(), *j;
-	char path[512], tmp[530], when[32];
+	char path[512], when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	int i;
@@ -779,9 +780,7 @@ static void write_loaded(struct load_run *run)
 				    block);
 		json_object_set_new(j, "allow_entries", allow);
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!j || json_dump_file(j, tmp, JSON_COMPACT) || rename(tmp, path)) {
-		unlink(tmp);
+	if (!j || bb_json_write(j, path, JSON_COMPACT)) {
 		pr_warn("%s could not be written: status cannot say what was loaded\n", path);
 	}
 	json_decref(j);

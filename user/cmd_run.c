@@ -189,16 +189,17 @@ static struct {
 
 static void reloads_save(void)
 {
-	char path[512], tmp[520];
+	char path[512];
 	json_t *j = json_pack("{s:I, s:s, s:b, s:i, s:I, s:I, s:i}", "time",
 			      (json_int_t)reloads.time, "why", reloads.why, "ok", !reloads.status,
 			      "status", reloads.status, "ok_total", (json_int_t)reloads.ok,
 			      "failed_total", (json_int_t)reloads.failed, "pid", (int)getpid());
 
 	if (j && !bb_state_path(path, sizeof(path), BB_STATE_RUN)) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		if (json_dump_file(j, tmp, 0) || rename(tmp, path))
-			pr_warn("%s: %s\n", path, strerror(errno));
+		int err = bb_json_write(j, path, 0);
+
+		if (err)
+			pr_warn("%s: %s\n", path, strerror(-err));
 	}
 	json_decref(j);
 }

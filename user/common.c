@@ -15,6 +15,7 @@
 
 #include "bloomblock.h"
 #include "common.h"
+#include "outfile.h"
 #include "filter.h"
 
 struct bb_global bb_opts = {
@@ -293,4 +294,26 @@ void bb_stdin_items(void (*fn)(void *ctx, const char *item), void *ctx)
 			fn(ctx, line);
 	}
 	free(line);
+}
+
+int bb_json_write(json_t *j, const char *path, size_t flags)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = bb_tmp_fopen(tmp, 0600);
+	if (!f)
+		return -errno;
+	if (json_dumpf(j, f, flags))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }

@@ -48,6 +48,9 @@ int bb_require_bpf_caps(void);
  * taken for several (its state directory and tc handle come from it). A static buffer.
  */
 const char *bb_pin_dir_canonical(const char *in);
+
+/* j into path as outfile.h says (PATH.tmp, mode 0600, renamed): 0 or -errno. */
+int bb_json_write(json_t *j, const char *path, size_t flags);
 int bb_require_bpffs(const char *pin_dir);
 int bb_require_ifindex(const char *ifname, int *ifindex);
 

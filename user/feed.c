@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <xxhash.h>
 
+#include "outfile.h"
 #include "common.h"
 #include "feed.h"
 #include "list.h"
@@ -384,9 +385,9 @@ static enum bb_feed_result fetch(struct bb_feed *f, const struct bb_feed_opts *o
 			if (o->stop && *o->stop)
 				break;
 		}
-		x.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		x.fd = bb_tmp_open(tmp, 0600);
 		if (x.fd < 0) {
-			snprintf(why, why_size, "%s: %s", tmp, strerror(errno));
+			snprintf(why, why_size, "%s: %s", tmp, strerror(-x.fd));
 			break;
 		}
 		x.bytes = 0;
@@ -478,7 +479,7 @@ static json_t *feed_json(const struct bb_feed *f)
 
 int bb_feeds_save(const struct bb_feed *f, size_t n)
 {
-	char path[512], tmp[520];
+	char path[512];
 	json_t *arr = json_array(), *root;
 	size_t i;
 	int err = 0;
@@ -488,9 +489,7 @@ int bb_feeds_save(const struct bb_feed *f, size_t n)
 	for (i = 0; arr && i < n; i++)
 		json_array_append_new(arr, feed_json(&f[i]));
 	root = json_pack("{s:o}", "feeds", arr);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!root || json_dump_file(root, tmp, JSON_INDENT(1)) || rename(tmp, path))
-		err = -errno ?: -EIO;
+	err = root ? bb_json_write(root, path, JSON_INDENT(1)) : -ENOMEM;
 	json_decref(root);
 	if (err)
 		pr_err("%s: %s\n", path, strerror(-err));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "bb_hash.h"
 #include "filter_int.h"
 
@@ -289,7 +290,7 @@ int bb_index_write_meta(const struct bb_index *x, const char *path, const char *
 	meta_header(&h, x, sources, n_sources, m);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||

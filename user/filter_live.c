@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "filter.h"
 #include "filter_int.h"
 #include "bb_hash.h"
@@ -232,7 +233,7 @@ static int shadow_write(const struct bb_live *l, const char *path)
 	memcpy(h.magic, SHADOW_MAGIC, 8);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
+	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||

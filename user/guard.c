@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "guard.h"
 
 /* One item, unless an equal one is there or there is no room. */
@@ -200,7 +201,7 @@ int bb_guard_write(const struct bb_guard *g, const char *path)
 	int err;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
 	fprintf(f, "# bloomblock's guard: what this host needs, never dropped (load --no-guard)\n");

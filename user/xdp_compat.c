@@ -45,15 +45,16 @@ bool bb_xdp_freplace_probe(char *why, size_t size)
 
 void bb_xdp_compat_save(void)
 {
-	char path[512], tmp[520], why[256] = "";
+	char path[512], why[256] = "";
 	bool ok = bb_xdp_freplace_probe(why, sizeof(why));
 	json_t *j = json_pack("{s:s, s:b, s:s, s:I}", "attach", "bpf_link", "freplace", ok,
 			      "why", why, "probed", (json_int_t)time(NULL));
 
 	if (j && !bb_state_path(path, sizeof(path), BB_STATE_XDP)) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		if (json_dump_file(j, tmp, 0) || rename(tmp, path))
-			pr_warn("%s: %s\n", path, strerror(errno));
+		int err = bb_json_write(j, path, 0);
+
+		if (err)
+			pr_warn("%s: %s\n", path, strerror(-err));
 	}
 	json_decref(j);
 }

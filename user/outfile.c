@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Output files written beside their place and renamed over it (outfile.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+int bb_tmp_open(const char *tmp, mode_t mode)
+{
+	int fd;
+
+	if (unlink(tmp) && errno != ENOENT)	/* a stale one, or a link: unlink never follows */
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+FILE *bb_tmp_fopen(const char *tmp, mode_t mode)
+{
+	int fd = bb_tmp_open(tmp, mode);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
