@@ -38,6 +38,8 @@
 #define CLIENT6		"2001:db8:51::2"
 #define SERVER6		"2001:db8:51::1"
 
+#define ANSWER_FLAGS	(BB_HDR_F_DROP | BB_HDR_F_ANSWER)
+
 static const char *const lines[] = { "blocked.example", LISTED4, NULL };
 static const __u8 query_macs[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
 static const __u8 reply_macs[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
@@ -161,41 +163,7 @@ static int run_out(int fd, const __u8 *in, size_t len, __u8 *out, __u32 *out_len
 	return err ? -errno : 0;
 }
 
-static int setup(bool sinkhole, __u32 rate)
-{
-	struct bb_config cfg;
-	struct harness_filter f = { .lines = lines, .config = &cfg,
-				    .flags = BB_HDR_F_DROP | BB_HDR_F_ANSWER |
-					     (sinkhole ? BB_HDR_F_SINKHOLE : 0) };
-	struct bb_list list;
-	char msg[256] = "";
-	int err;
 
-	bb_config_defaults(&cfg);
-	if (rate) {
-		cfg.answer_cost_ns = 1000000000U / rate;
-		cfg.answer_burst = rate;
-	}
-	bb_list_init(&list);
-	err = harness_setup_filter(&f, &list, msg, sizeof(msg));
-	bb_list_free(&list);
-	if (err)
-		printf("# setup: %s\n", msg);
-	return err;
-}
-
-/* The bucket full again: its per-CPU state zeroed (a fresh bucket starts full). */
-static void bucket_refill(void)
-{
-	int fd = bpf_map__fd(harness.skel->maps.answer_bucket);
-	int ncpu = libbpf_num_possible_cpus();
-	void *zero = calloc((size_t)ncpu, 16);
-	__u32 key = 0;
-
-	if (zero)
-		bpf_map_update_elem(fd, &key, zero, BPF_ANY);
-	free(zero);
-}
 
 /*
  * One query of the table at a hook (0 XDP, 1 tc ingress, 2 tc egress): the kernel's
@@ -216,8 +184,9 @@ static void answer_case(const struct query *q, bool sinkhole, int hook)
 	snprintf(name, sizeof(name), "%s, %s: %s, %s, %s, %s: %s", hook_names[hook],
 		 sinkhole ? "sinkhole" : "reject",
 		 q->v6 ? "IPv6" : "IPv4", q->vlan ? "VLAN" : "no VLAN",
-		 q->opt_len > 4 ? "EDNS with padding" : q->opt_len ? "EDNS" : "no EDNS", q->qtype == 28 ? "AAAA" : q->qtype == 16 ?
-		 "TXT" : "A", "the answer is the reference, byte for byte");
+		 q->opt_len > 4 ? "EDNS with padding" : q->opt_len ? "EDNS" : "no EDNS",
+		 q->qtype == 28 ? "AAAA" : q->qtype == 16 ? "TXT" : "A",
+		 "the answer is the reference, byte for byte");
 	wlen = reference(q, sinkhole, dns, dns_len, want, sizeof(want));
 	harness_read_stats(&before);
 	err = run_out(fd, in, len, out, &out_len, &ret, 1);
@@ -251,8 +220,10 @@ static void answer_tables(void)
 	int hook;
 
 	for (m = 0; m < 2; m++) {
-		if (!ASSERT_EQ(setup(m, 1000000), 0, m ? "a sinkhole filter is live" :
-				   "a reject filter is live"))
+		__u32 flags = ANSWER_FLAGS | (m ? BB_HDR_F_SINKHOLE : 0);
+
+		if (!ASSERT_EQ(harness_answer_setup(lines, flags, 1000000), 0,
+			       m ? "a sinkhole filter is live" : "a reject filter is live"))
 			return;
 		for (v6 = 0; v6 < 2; v6++)
 			for (vlan = 0; vlan < 2; vlan++)
@@ -304,7 +275,8 @@ static void refusals(void)
 			       .daddr = SERVER4, .sport = 40000, .dport = 53 };
 	struct pkt_dns d = { .name = "blocked.example" };
 
-	if (!ASSERT_EQ(setup(false, 1000000), 0, "a reject filter is live again"))
+	if (!ASSERT_EQ(harness_answer_setup(lines, ANSWER_FLAGS, 1000000), 0,
+		       "a reject filter is live again"))
 		return;
 	/* a listed source: the address check drops it first, no answer */
 	q.src = LISTED4;
@@ -382,9 +354,10 @@ static void flood(void)
 	__u32 ret = 0;
 	int i, n = 3000;
 
-	if (!ASSERT_EQ(setup(false, 100), 0, "a reject filter at 100 answers a second"))
+	if (!ASSERT_EQ(harness_answer_setup(lines, ANSWER_FLAGS, 100), 0,
+		       "a reject filter at 100 answers a second"))
 		return;
-	bucket_refill();
+	harness_answer_refill();
 	harness_read_stats(&before);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++)

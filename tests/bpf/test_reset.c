@@ -47,6 +47,8 @@
 #define SEQ		0x10203040U
 #define ACK		0x7080U		/* pkt.c's acks are 16-bit */
 
+#define ANSWER_FLAGS	(BB_HDR_F_DROP | BB_HDR_F_ANSWER)
+
 static const char *const lines[] = { "blocked.example", LISTED4, NULL };
 static const __u8 macs[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
 static int xdp_fd, tc_in_fd, tc_eg_fd, cap_fd = -1;
@@ -203,39 +205,7 @@ static int run_out(int fd, const __u8 *in, size_t len, __u8 *out, __u32 *out_len
 	return err ? -errno : 0;
 }
 
-static int setup(__u32 rate)
-{
-	struct bb_config cfg;
-	struct harness_filter f = { .lines = lines, .config = &cfg,
-				    .flags = BB_HDR_F_DROP | BB_HDR_F_ANSWER };
-	struct bb_list list;
-	char msg[256] = "";
-	int err;
 
-	bb_config_defaults(&cfg);
-	if (rate) {
-		cfg.answer_cost_ns = 1000000000U / rate;
-		cfg.answer_burst = rate;
-	}
-	bb_list_init(&list);
-	err = harness_setup_filter(&f, &list, msg, sizeof(msg));
-	bb_list_free(&list);
-	if (err)
-		printf("# setup: %s\n", msg);
-	return err;
-}
-
-static void bucket_refill(void)
-{
-	int fd = bpf_map__fd(harness.skel->maps.answer_bucket);
-	int ncpu = libbpf_num_possible_cpus();
-	void *zero = calloc((size_t)ncpu, 16);
-	__u32 key = 0;
-
-	if (zero)
-		bpf_map_update_elem(fd, &key, zero, BPF_ANY);
-	free(zero);
-}
 
 /*
  * This test's own network namespace, its loopback up, and a packet socket on it: the
@@ -328,7 +298,7 @@ static void reset_case(enum hook hook, const struct seg *s)
 		 ", and so is the client's copy");
 	wlen = reference(s, in, payload_len, false, want);
 	cwlen = reference(s, in, payload_len, true, cwant);
-	bucket_refill();
+	harness_answer_refill();
 	capture_drain();
 	harness_read_stats(&before);
 	err = run_out(fd, in, len, out, &out_len, &ret);
@@ -376,7 +346,8 @@ static void reset_tables(void)
 	enum hook hook;
 	int v6, vlan, http, opts;
 
-	if (!ASSERT_EQ(setup(0), 0, "a filter with --answer reject"))
+	if (!ASSERT_EQ(harness_answer_setup(lines, ANSWER_FLAGS, 0), 0,
+		       "a filter with --answer reject"))
 		return;
 	for (hook = HOOK_XDP; hook <= HOOK_TC_EG; hook++)
 		for (v6 = 0; v6 < 2; v6++)
@@ -405,7 +376,7 @@ static void unreset(enum hook hook, const char *what, const struct seg *s, bool 
 	int fd = hook == HOOK_XDP ? xdp_fd : hook == HOOK_TC_IN ? tc_in_fd : tc_eg_fd, frames;
 	int err;
 
-	bucket_refill();
+	harness_answer_refill();
 	capture_drain();
 	harness_read_stats(&before);
 	err = run_out(fd, in, len, NULL, NULL, &ret);
@@ -423,7 +394,8 @@ static void refusals(void)
 {
 	enum hook hook;
 
-	if (!ASSERT_EQ(setup(0), 0, "a filter with --answer reject"))
+	if (!ASSERT_EQ(harness_answer_setup(lines, ANSWER_FLAGS, 0), 0,
+		       "a filter with --answer reject"))
 		return;
 	for (hook = HOOK_XDP; hook <= HOOK_TC_EG; hook++) {
 		struct seg listed = { .src = LISTED4 }, rst = { .flags = 0x14 }, noack = { .flags = 0x08 };
@@ -451,9 +423,10 @@ static void flood(void)
 	__u32 ret;
 	int i, n = 1000;
 
-	if (!ASSERT_EQ(setup(100), 0, "a filter with --answer-rate 100"))
+	if (!ASSERT_EQ(harness_answer_setup(lines, ANSWER_FLAGS, 100), 0,
+		       "a filter with --answer-rate 100"))
 		return;
-	bucket_refill();
+	harness_answer_refill();
 	harness_read_stats(&before);
 	for (i = 0; i < n; i++)
 		run_out(xdp_fd, in, len, NULL, NULL, &ret);

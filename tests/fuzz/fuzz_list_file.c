@@ -6,37 +6,19 @@
  * two (the parts' parse must find what one thread finds).
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "list.h"
-
-static char path[64];
-
-static int write_input(const uint8_t *data, size_t size)
-{
-	FILE *f;
-
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/bb-fuzz-list.%d", (int)getpid());
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	if (size && fwrite(data, 1, size, f) != size) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bb_list one, two;
 	struct bb_list_opts o1 = { .threads = 1 }, o2 = { .threads = 2, .part_bytes = 64 };
+	const char *path;
 
-	if (size < 1 || write_input(data + 1, size - 1))
+	if (size < 1 || !(path = fuzz_file("list", data + 1, size - 1)))
 		return 0;
 	o1.file.format = o2.file.format = (enum bb_list_format)(data[0] % BB_FORMAT_MAX);
 	bb_list_init(&one);

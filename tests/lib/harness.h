@@ -412,6 +412,44 @@ static inline int harness_setup_filter(const struct harness_filter *f, struct bb
 	return err;
 }
 
+/*
+ * An --answer filter of lines, live (flags: BB_HDR_F_DROP | BB_HDR_F_ANSWER and what
+ * else the test asks), at rate answers a second a CPU (0: the default).
+ */
+static inline int harness_answer_setup(const char *const *lines, __u32 flags, __u32 rate)
+{
+	struct bb_config cfg;
+	struct harness_filter f = { .lines = lines, .config = &cfg, .flags = flags };
+	struct bb_list list;
+	char msg[256] = "";
+	int err;
+
+	bb_config_defaults(&cfg);
+	if (rate) {
+		cfg.answer_cost_ns = 1000000000U / rate;
+		cfg.answer_burst = rate;
+	}
+	bb_list_init(&list);
+	err = harness_setup_filter(&f, &list, msg, sizeof(msg));
+	bb_list_free(&list);
+	if (err)
+		printf("# setup: %s\n", msg);
+	return err;
+}
+
+/* The answers' bucket full again: its per-CPU state zeroed (a fresh bucket starts full). */
+static inline void harness_answer_refill(void)
+{
+	int fd = bpf_map__fd(harness.skel->maps.answer_bucket);
+	int ncpu = libbpf_num_possible_cpus();
+	void *zero = calloc((size_t)ncpu, 16);
+	__u32 key = 0;
+
+	if (zero)
+		bpf_map_update_elem(fd, &key, zero, BPF_ANY);
+	free(zero);
+}
+
 /* ---- tables: a filter and cases, each case one check named "TABLE: CASE" ---- */
 
 struct harness_table {
