@@ -69,24 +69,6 @@ static size_t query_frame(const struct query *q, __u8 *p, size_t cap, __u8 *dns,
 	return pkt_frame(&f, dns, *dns_len, p, cap);
 }
 
-static __u32 sum16(const __u8 *p, size_t len, __u32 sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (__u32)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (__u32)p[len - 1] << 8;
-	return sum;
-}
-
-static __u16 fold(__u32 sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
-}
-
 /*
  * The answer, built here: the query's DNS message with the header's flags and counts
  * as RFC 1035 has them for this answer, the question kept, the OPT left out, the
@@ -138,8 +120,8 @@ static size_t reference(const struct query *q, bool sinkhole, const __u8 *qdns, 
 	/* the pseudo-header, then the datagram: the checksum over it with its field 0 */
 	{
 		size_t ulen = n - l4;
-		__u32 s = sum16(p + l3 + (q->v6 ? 8 : 12), q->v6 ? 32 : 8, 17 + ulen);
-		__u16 c = fold(sum16(p + l4, ulen, s));
+		__u32 s = pkt_sum16(p + l3 + (q->v6 ? 8 : 12), q->v6 ? 32 : 8, 17 + ulen);
+		__u16 c = pkt_csum_fold(pkt_sum16(p + l4, ulen, s));
 
 		c = c ? c : 0xffff;
 		p[l4 + 6] = c >> 8;

@@ -64,19 +64,16 @@ struct seg {
 	size_t padding;
 };
 
-static __u32 sum16(const __u8 *p, size_t len, __u32 sum);
-static __u16 fold(__u32 sum);
-
 /* The segment's TCP checksum, which pkt.c leaves 0: the kernel's helpers update it. */
 static void tcp_checksum(const struct seg *s, __u8 *p, size_t n)
 {
 	size_t l3 = 14 + (s->vlan ? 4 : 0), l4 = l3 + (s->v6 ? 40 : 20);
 	size_t seg = n - s->padding - l4;
-	__u32 sum = s->v6 ? sum16(p + l3 + 8, 32, IPPROTO_TCP + (__u32)seg) :
-			    sum16(p + l3 + 12, 8, IPPROTO_TCP + (__u32)seg);
+	__u32 sum = s->v6 ? pkt_sum16(p + l3 + 8, 32, IPPROTO_TCP + (__u32)seg) :
+			    pkt_sum16(p + l3 + 12, 8, IPPROTO_TCP + (__u32)seg);
 
 	p[l4 + 16] = p[l4 + 17] = 0;
-	sum = fold(sum16(p + l4, seg, sum));
+	sum = pkt_csum_fold(pkt_sum16(p + l4, seg, sum));
 	p[l4 + 16] = sum >> 8;
 	p[l4 + 17] = sum & 0xff;
 }
@@ -108,24 +105,6 @@ static size_t seg_frame(const struct seg *s, __u8 *p, size_t cap, size_t *payloa
 	if (n)
 		tcp_checksum(s, p, n);
 	return n;
-}
-
-static __u32 sum16(const __u8 *p, size_t len, __u32 sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (__u32)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (__u32)p[len - 1] << 8;
-	return sum;
-}
-
-static __u16 fold(__u32 sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
 }
 
 static void put16(__u8 *p, __u16 v)
@@ -181,14 +160,14 @@ static size_t reference(const struct seg *s, const __u8 *in, size_t payload_len,
 	}
 	if (s->v6) {
 		put16(out + l3 + 4, 20);
-		sum = sum16(out + l3 + 8, 32, IPPROTO_TCP + 20);
+		sum = pkt_sum16(out + l3 + 8, 32, IPPROTO_TCP + 20);
 	} else {
 		put16(out + l3 + 2, (__u16)(ihl + 20));
 		put16(out + l3 + 10, 0);
-		put16(out + l3 + 10, fold(sum16(out + l3, ihl, 0)));
-		sum = sum16(out + l3 + 12, 8, IPPROTO_TCP + 20);
+		put16(out + l3 + 10, pkt_csum_fold(pkt_sum16(out + l3, ihl, 0)));
+		sum = pkt_sum16(out + l3 + 12, 8, IPPROTO_TCP + 20);
 	}
-	put16(th + 16, fold(sum16(th, 20, sum)));
+	put16(th + 16, pkt_csum_fold(pkt_sum16(th, 20, sum)));
 	return n;
 }
 

@@ -85,17 +85,28 @@ static size_t done(const struct pkt_buf *b)
 	return b->full ? 0 : b->len;
 }
 
-/* The IPv4 header checksum (RFC 1071) over len bytes. */
-static __u16 ip_checksum(const __u8 *p, size_t len)
+__u32 pkt_sum16(const __u8 *p, size_t len, __u32 sum)
 {
-	__u32 sum = 0;
 	size_t i;
 
 	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
+		sum += (__u32)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (__u32)p[len - 1] << 8;
+	return sum;
+}
+
+__u16 pkt_csum_fold(__u32 sum)
+{
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
+	return (__u16)~sum;
+}
+
+/* The IPv4 header checksum (RFC 1071) over len bytes. */
+static __u16 ip_checksum(const __u8 *p, size_t len)
+{
+	return pkt_csum_fold(pkt_sum16(p, len, 0));
 }
 
 /* ---- Ethernet to L4 ---- */

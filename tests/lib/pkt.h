@@ -70,6 +70,13 @@ struct pkt_frame {
 size_t pkt_frame(const struct pkt_frame *f, const void *payload, size_t len, __u8 *p,
 		 size_t cap);
 
+/*
+ * RFC 1071 for the tests' references: the big-endian 16-bit words of p (an odd last byte
+ * padded with zero) added onto sum; and a sum folded and complemented, the checksum.
+ */
+__u32 pkt_sum16(const __u8 *p, size_t len, __u32 sum);
+__u16 pkt_csum_fold(__u32 sum);
+
 /* The benchmark's frames: to 198.51.100.1 or 2001:db8::1, IP ID 0, PKT_MAX at the most. */
 size_t pkt_udp4(__u8 *p, const __u8 *saddr, __u16 sport, __u16 dport, const void *payload,
 		size_t len);
