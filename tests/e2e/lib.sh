@@ -218,6 +218,25 @@ cleanup() {
 
 # ---- traffic -------------------------------------------------------------------
 
+# stop_pid PID: a background server stopped and reaped (nothing for an empty PID)
+stop_pid() {
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# wait_listen_in NS t|u PORT: until something listens on PORT (TCP or UDP) in NS, 5 s at most
+wait_listen_in() {
+	local _
+	for _ in $(seq 50); do
+		[ -n "$(ip netns exec "$1" ss -Hln"$2" "sport = :$3" 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+
 # ping_from SRC_ADDR DST [COUNT [INTERVAL]]: a bounded ping from the src namespace;
 # success when any reply came back. Sets ping_tx and ping_rx.
 ping_from() {

@@ -29,14 +29,16 @@ LIST=$BB_TMP/answer.txt
 printf 'blocked.example\n198.51.100.3\n' >"$LIST"
 V4=198.51.100.1 V6=2001:db8:51::1
 
-# ask [DIG ARGS...]: dig from the source namespace, one try, a 2 s timeout; $out, $ms
-ask() {
-	local t0 t1
+# ask_in NS [DIG ARGS...]: dig from namespace NS, one try, a 2 s timeout; $out, $ms
+ask_in() {
+	local ns=$1 t0 t1
+	shift
 	t0=$(date +%s%N)
-	out=$(in_src dig +tries=1 +time=2 "$@" 2>&1)
+	out=$(ip netns exec "$ns" dig +tries=1 +time=2 "$@" 2>&1)
 	t1=$(date +%s%N)
 	ms=$(( (t1 - t0) / 1000000 ))
 }
+ask() { ask_in "$NS_SRC" "$@"; }	# from the source namespace
 
 run bb load "$LIST" -i bbd0 --answer reject
 check_rc "load --answer reject -i bbd0" 0
@@ -156,13 +158,7 @@ check_match "tc-ingress, sinkhole: 0.0.0.0" '^blocked\.example\.[[:space:]]+2[[:
 run bb unload --all
 
 # dig in the dut asks 198.51.100.2 (src: nothing serves DNS there); its query leaves by bbd0
-ask_dut() {
-	local t0 t1
-	t0=$(date +%s%N)
-	out=$(in_dut dig +tries=1 +time=2 "$@" 2>&1)
-	t1=$(date +%s%N)
-	ms=$(( (t1 - t0) / 1000000 ))
-}
+ask_dut() { ask_in "$NS_DUT" "$@"; }
 run bb load "$LIST" -i bbd0 --hook tc-egress --answer reject
 check_rc "tc-egress: load --answer reject" 0
 a0=$(bb_stat dns_answered)

@@ -43,13 +43,6 @@ DNS_PID='' TLS_PID='' HTTP_PID=''
 # bbc ARGS...: the CLI in the src namespace with the client instance's pin dir
 bbc() { timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_SRC" "$BB" --pin-dir "$BBC_PIN_DIR" "$@"; }
 
-stop_pid() {
-	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
-}
-
 # The servers, then the client instance (its tc filter lives in the src namespace,
 # so it is detached from there), then lib.sh's cleanup: jobs, pin dir, namespaces.
 names_cleanup() {
@@ -76,14 +69,7 @@ ip -n "$NS_DUT" addr add "$SRV2/24" dev bbd0 || bail "could not add $SRV2"
 # function, which would fork a subshell): $! is then timeout itself, which passes a
 # SIGTERM on to its whole process group, the server and any child it forked.
 # wait_listen PROTO PORT: until something in the dut namespace listens (at most ~5 s)
-wait_listen() {
-	local _
-	for _ in $(seq 50); do
-		[ -n "$(in_dut ss -Hln"$1" "sport = :$2" 2>/dev/null)" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_listen() { wait_listen_in "$NS_DUT" "$@"; }
 
 WWW=$BB_TMP/www
 mkdir -p "$WWW/login" || bail "mkdir"

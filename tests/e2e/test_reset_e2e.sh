@@ -23,23 +23,6 @@ SRV_TTL=240	# seconds any server may live
 LIST=$BB_TMP/reset.txt
 printf 'blocked.example\nhttp://fine.example/bad/\n198.51.100.3\n' >"$LIST"
 
-stop_pid() {
-	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
-}
-
-# wait_listen NS t|u PORT
-wait_listen() {
-	local _
-	for _ in $(seq 50); do
-		[ -n "$(ip netns exec "$1" ss -Hln"$2" "sport = :$3" 2>/dev/null)" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 WWW=$BB_TMP/www
 mkdir -p "$WWW/bad" || bail "mkdir"
 echo "index" >"$WWW/index.html"
@@ -59,7 +42,7 @@ servers() {
 	ip netns exec "$1" timeout "$SRV_TTL" busybox httpd -f -p 80 -h "$WWW" \
 		>>"$BB_TMP/httpd.log" 2>&1 &
 	HTTP_PID=$!
-	wait_listen "$1" t 443 && wait_listen "$1" t 80 ||
+	wait_listen_in "$1" t 443 && wait_listen_in "$1" t 80 ||
 		bail "the servers did not start: $(cat "$BB_TMP"/*.log)"
 }
 
