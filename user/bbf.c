@@ -115,11 +115,7 @@ int bbf_write_index(const char *path, const struct bb_block *image, __u64 image_
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return bb_tmp_commit(tmp, path, err);
 }
 
 #define WHY(...) snprintf(why, why_size, __VA_ARGS__)

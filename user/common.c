@@ -311,9 +311,5 @@ int bb_json_write(json_t *j, const char *path, size_t flags)
 		err = -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return bb_tmp_commit(tmp, path, err);
 }

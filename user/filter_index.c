@@ -301,11 +301,7 @@ int bb_index_write_meta(const struct bb_index *x, const char *path, const char *
 			err = -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return bb_tmp_commit(tmp, path, err);
 }
 
 int bb_index_bytes(const struct bb_index *x, const char *const *sources, unsigned int n_sources,

@@ -241,11 +241,7 @@ static int shadow_write(const struct bb_live *l, const char *path)
 		err = -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return bb_tmp_commit(tmp, path, err);
 }
 
 int bb_live_open(struct bb_live *l, struct bb_block *image, const char *index_path,

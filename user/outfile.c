@@ -35,3 +35,12 @@ FILE *bb_tmp_fopen(const char *tmp, mode_t mode)
 	return f;
 }
 
+
+int bb_tmp_commit(const char *tmp, const char *path, int err)
+{
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

@@ -16,5 +16,7 @@
 int bb_tmp_open(const char *tmp, mode_t mode);
 /* The same as a FILE opened for writing; NULL with errno set. */
 FILE *bb_tmp_fopen(const char *tmp, mode_t mode);
+/* tmp, written and closed (err: how that went), renamed over path, or removed: err, or -errno. */
+int bb_tmp_commit(const char *tmp, const char *path, int err);
 
 #endif /* BB_OUTFILE_H */
