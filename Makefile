@@ -47,7 +47,7 @@ BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # The pure core (list parsing, names, filter building) needs no libbpf and no root:
 # unit tests link it alone. Everything else in user/ is the CLI over libbpf.
 CORE_SRCS	:= $(wildcard user/list_*.c) $(wildcard user/filter_*.c) user/reader.c user/name.c \
-		   user/guard.c user/bbf.c user/outfile.c
+		   user/guard.c user/bbf.c user/outfile.c user/fault.c
 CLI_SRCS	:= $(filter-out $(CORE_SRCS),$(wildcard user/*.c))
 CORE_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 CLI_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
@@ -132,6 +132,12 @@ TEST_TOOLS	:= $(patsubst tests/tools/%.c,$(OUTPUT)/tests/%,$(wildcard tests/tool
 $(OUTPUT)/tests/%: tests/tools/%.c | $(OUTPUT)/tests
 	$(call msg,TOOL,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+
+# bbverdict runs a pinned program on the tests' packets: libbpf and the packet builders.
+$(OUTPUT)/tests/bbverdict: tests/tools/bbverdict.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a \
+			   | $(OUTPUT)/tests
+	$(call msg,TOOL,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(LDLIBS) -o $@
 
 tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS) $(TEST_TOOLS)
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "outfile.h"
 #include "common.h"
 #include "filter.h"
@@ -261,6 +262,7 @@ static void one(struct run *r, const char *item)
 static void stdin_item(void *ctx, const char *item)
 {
 	one(ctx, item);
+	bb_fault_point("allow-item");	/* some of the items in the live allowlist */
 }
 
 static int list_kept(void)
@@ -350,6 +352,7 @@ static int run_items(int argc, char **argv, bool allow)
 		else
 			bb_stdin_items(stdin_item, &r);
 	}
+	bb_fault_point("allow-kept");	/* the live allowlist changed, allow.list not */
 	if (r.kept.changed) {
 		err = kept_write(&r.kept);
 		if (err) {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "guard.h"
 #include "load.h"
 #include "state.h"
@@ -867,6 +868,7 @@ int cmd_load(int argc, char **argv)
 		undo(&run);
 		ret = BB_EXIT_ERROR;
 	} else {
+		bb_fault_point("swapped");	/* live, its index and loaded.json not written */
 		write_index(&run);
 		write_loaded(&run);
 		load_report_filter(&run);

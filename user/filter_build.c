@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fault.h"
 #include "bb_hash.h"
 #include "bb_names.h"
 #include "filter_int.h"
@@ -368,9 +369,12 @@ static void *set_bits(void *arg)
 	struct set_job *job = arg;
 	size_t i;
 
-	for (i = 0; i < job->n; i++)
+	for (i = 0; i < job->n; i++) {
+		if (i == job->n / 2)
+			bb_fault_point("fill");	/* half the bits in the new map */
 		bb_block_set(&job->blocks[bb_block_of(job->hashes[i], job->nblocks)],
 			     job->hashes[i], job->k);
+	}
 	return NULL;
 }
 
@@ -660,6 +664,7 @@ void bb_filter_write_image(const struct bb_filter *filter, struct bb_block *dst)
 	if (filter->blocks != &dst[BB_FIRST_BLOCK])	/* else built in place */
 		memcpy(&dst[BB_FIRST_BLOCK], filter->blocks,
 		       (size_t)filter->hdr.nblocks * BB_BLOCK_BYTES);
+	bb_fault_point("allow");	/* the filter's bits written, not the allowlist */
 	if (filter->hdr.allow_blocks) {
 		memcpy(&dst[allow], &filter->allow_hdr, BB_BLOCK_BYTES);
 		memcpy(&dst[allow + 1], filter->allow,

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fault.h"
 #include "bloomblock.skel.h"
 #include "common.h"
 #include "pins.h"
@@ -410,6 +411,7 @@ int bb_map_swap(struct bb_instance *inst, struct bb_filter_map *map)
 		((struct bb_allow_header *)&map->mem[bb_allow_index(map->nblocks)])->map_id = info.id;
 
 	/* The swap: packets see the old filter or this one, never a mix. */
+	bb_fault_point("swap");
 	if (bpf_map_update_elem(inst->filters_fd, &zero, &map->fd, BPF_ANY)) {
 		err = -errno;
 		pr_err("cannot swap the new filter in: %s\n", strerror(-err));
