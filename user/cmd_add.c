@@ -92,6 +92,12 @@ static void one_entry(struct run *r, const char *item, const struct bb_entry *e)
 		return;
 	}
 	ret = bb_live_del(&r->live, e, &holder);
+	if (ret == 2) {
+		r->done++;
+		result(r, item, "deleted", "no list held it, yet the filter matched it: what an "
+		       "interrupted add or del left, cleared", true);
+		return;
+	}
 	if (ret > 0) {
 		r->done++;
 		result(r, item, "deleted", NULL, true);

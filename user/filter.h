@@ -391,6 +391,7 @@ struct bb_live {
 	bool shadow_built;		/* built from the index: none kept, or stale */
 	/* this run's */
 	struct bb_index adds;		/* records to add */
+	struct bb_index leftovers;	/* records no one holds, set: a crash's (del) */
 	__u8 *dead;			/* a bit a record of index: deleted */
 	size_t n_dead;
 	struct bb_entry *short_adds, *short_dels;	/* prefixes /16 and shorter */
@@ -398,6 +399,7 @@ struct bb_live {
 	bool plens_grown;
 	__u32 flags_new;
 	__u64 keys_added, keys_removed;	/* distinct keys set, cleared */
+	__u64 bits_cleared;		/* the leftovers' bits cleared */
 };
 
 /* -ESTALE: the index is not the live filter's; -ENOENT: there is none. */
@@ -411,7 +413,9 @@ void bb_live_close(struct bb_live *l);
 int bb_live_add(struct bb_live *l, const struct bb_entry *e);
 /*
  * Stage e's delete: 1 staged; 0 the index does not hold it as such, with *holder the
- * record of what matches it instead (a wider prefix, a parent name), or NULL.
+ * record of what matches it instead (a wider prefix, a parent name), or NULL; 2 nothing
+ * holds it yet it is set, what a killed add or delete left: its bits that no held key
+ * counts are cleared at commit.
  */
 int bb_live_del(struct bb_live *l, const struct bb_entry *e, const struct bb_index_rec **holder);
 /*

@@ -15,6 +15,11 @@
  * delete writes the index, then takes counts down and clears bits, then writes the
  * shadow. The shadow carries the index's change count: one that lags is rebuilt from
  * the index (which is the truth about keys) when next opened.
+ *
+ * What a crash leaves behind, a killed add's bits before its index or a killed
+ * delete's after, is a key set in the map that no record holds: a false positive that
+ * `del` clears. Its bits that no held key counts are cleared, and only those, so no
+ * held key loses one (tests/e2e/test_faults_e2e.sh kills add and del at both points).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "outfile.h"
 #include "filter.h"
 #include "filter_int.h"
@@ -100,6 +106,61 @@ static void key_count(struct bb_live *l, __u64 h, int dir)
 			}
 		}
 	}
+}
+
+/* Whether key h is set in the map with a bit no held key counts: a crash's leftover. */
+static bool key_leftover(const struct bb_live *l, __u64 h)
+{
+	const struct bb_header *hdr = live_header(l);
+	__u32 b = bb_block_of(h, hdr->nblocks);
+	const struct bb_block *blk = &l->image[BB_FIRST_BLOCK + b];
+	__u64 m[BB_WORDS];
+	bool uncounted = false;
+	unsigned int w;
+
+	bb_block_masks(h, hdr->k, m);
+	for (w = 0; w < BB_WORDS; w++) {
+		__u64 bits = m[w];
+
+		if ((__atomic_load_n(&blk->words[w], __ATOMIC_RELAXED) & bits) != bits)
+			return false;	/* not matched: nothing to clear */
+		while (bits) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + w * 64 + bit))
+				uncounted = true;
+		}
+	}
+	return uncounted;
+}
+
+/* Clear key h's bits that no held key counts; the number cleared. */
+static unsigned int key_clear_uncounted(struct bb_live *l, __u64 h)
+{
+	const struct bb_header *hdr = live_header(l);
+	__u32 b = bb_block_of(h, hdr->nblocks);
+	struct bb_block *blk = &l->image[BB_FIRST_BLOCK + b];
+	unsigned int w, cleared = 0;
+	__u64 m[BB_WORDS];
+
+	bb_block_masks(h, hdr->k, m);
+	for (w = 0; w < BB_WORDS; w++) {
+		__u64 bits = m[w], clear = 0;
+
+		while (bits) {
+			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + w * 64 + bit))
+				clear |= 1ULL << bit;
+		}
+		if (clear) {
+			__atomic_fetch_and(&blk->words[w], ~clear, __ATOMIC_RELAXED);
+			cleared += (unsigned int)__builtin_popcountll(clear);
+		}
+	}
+	return cleared;
 }
 
 /* Count up the bits of key h in counts (the shadow of block b): 8 or 16 of them. */
@@ -236,9 +297,10 @@ static int shadow_write(const struct bb_live *l, const char *path)
 	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
+	errno = 0;	/* a short write's own reason, said as it is */
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
 	    fwrite(l->counts, 1, l->counts_bytes, f) != l->counts_bytes)
-		err = -EIO;
+		err = errno ? -errno : -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
 	return bb_tmp_commit(tmp, path, err);
@@ -291,6 +353,7 @@ void bb_live_close(struct bb_live *l)
 
 	bb_index_free(&l->index);
 	bb_index_free(&l->adds);
+	bb_index_free(&l->leftovers);
 	for (i = 0; i < l->n_sources; i++)
 		free(l->sources[i]);
 	free(l->counts);
@@ -453,8 +516,15 @@ int bb_live_del(struct bb_live *l, const struct bb_entry *e, const struct bb_ind
 			v.sources[j] = l->sources[j];
 		if (!bb_image_attribute(l->image, &v, e, holder))
 			*holder = NULL;
+		/* nothing holds it, yet it is set: what a killed add or delete left */
+		for (i = 0, n = 0; !*holder && i < recs.n && !err; i++)
+			if (!rec_short(&recs.recs[i]) && !held(l, recs.recs[i].h, recs.recs[i].form) &&
+			    key_leftover(l, recs.recs[i].h)) {
+				err = recs_push(&l->leftovers, &recs.recs[i]);
+				n++;
+			}
 		bb_index_free(&recs);
-		return 0;
+		return err ?: n ? 2 : 0;
 	}
 	for (i = 0; i < recs.n; i++) {
 		n = bb_index_find_in(l->index.recs, l->index.n, recs.recs[i].h, &first);
@@ -632,6 +702,7 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 	struct bb_header *hdr = live_header(l);
 	const char *sources[BB_INDEX_MAX_SOURCES];
 	__u64 gone = 0, fresh = 0;
+	bool indexed;
 	size_t i, o;
 	unsigned int s;
 	int err;
@@ -639,8 +710,9 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 	for (s = 0; s < l->n_sources; s++)
 		sources[s] = l->sources[s];
 	memset(fp_check, 0, BB_CHECK_MAX * sizeof(*fp_check));
-	if (!l->adds.n && !l->n_dead)
+	if (!l->adds.n && !l->n_dead && !l->leftovers.n)
 		return 0;
+	indexed = l->adds.n || l->n_dead;	/* leftovers alone change no record */
 	if (l->adds.n) {
 		qsort(l->adds.recs, l->adds.n, sizeof(*l->adds.recs), cmp_h);
 		/* one record of each key and form: an item given twice is added once */
@@ -675,6 +747,7 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 		__atomic_fetch_or(&hdr->flags, l->flags_new, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&hdr->items, fresh, __ATOMIC_RELAXED);
 
+	bb_fault_point("add-bits");	/* the adds' bits set, the index not written */
 	/* deletes: the index without them, written first; then counts and bits */
 	if (l->n_dead) {
 		struct bb_index_rec *gone_keys = malloc(l->n_dead * sizeof(*gone_keys));
@@ -698,6 +771,7 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 			free(gone_keys);
 			return err;
 		}
+		bb_fault_point("del-index");	/* the index without them, their bits set */
 		for (i = 0; i < n_gone; i++) {
 			size_t first;
 
@@ -712,16 +786,21 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 			short_set(l, &l->short_dels[i], false);
 		__atomic_fetch_sub(&hdr->items, gone < hdr->items ? gone : hdr->items,
 				   __ATOMIC_RELAXED);
-	} else {
+	} else if (indexed) {
 		l->meta.changes++;
 		err = bb_index_write_meta(&l->index, index_path, sources, l->n_sources, &l->meta);
 		if (err)
 			return err;
 	}
+	/* last, what nothing counts: the bits this run's adds set are counted by now */
+	for (i = 0; i < l->leftovers.n; i++)
+		l->bits_cleared += key_clear_uncounted(l, l->leftovers.recs[i].h);
+	l->leftovers.n = 0;
 	/* the index as it is now written: what confirm mode confirmed is asked again */
 	__atomic_fetch_add(&((struct bb_config *)&l->image[BB_CONFIG_INDEX])->confirm_epoch, 1,
 			   __ATOMIC_RELEASE);
 	l->keys_added += fresh;
 	l->keys_removed += gone;
+	bb_fault_point("live-shadow");	/* the map and index changed, the shadow lags */
 	return shadow_write(l, shadow_path);
 }
