@@ -213,6 +213,10 @@ int cmd_check(int argc, char **argv)
 		err = bb_image_open(&inst, &img);
 		bb_instance_close(&inst);
 	}
+	if (err == -EUCLEAN) {
+		bb_instance_say_damaged(bb_opts.pin_dir);
+		return BB_EXIT_ERROR;
+	}
 	if (err) {
 		pr_err("no live filter under %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return BB_EXIT_USAGE;

@@ -314,6 +314,10 @@ int cmd_events(int argc, char **argv)
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
 	err = bb_instance_open(bb_opts.pin_dir, &r.inst);
+	if (err == -EUCLEAN) {
+		bb_instance_say_damaged(bb_opts.pin_dir);
+		return BB_EXIT_ERROR;
+	}
 	if (err) {
 		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return BB_EXIT_USAGE;
@@ -574,6 +578,10 @@ int cmd_top(int argc, char **argv)
 	if (optind != argc || bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
 	err = bb_instance_open(bb_opts.pin_dir, &t.r.inst);
+	if (err == -EUCLEAN) {
+		bb_instance_say_damaged(bb_opts.pin_dir);
+		return BB_EXIT_ERROR;
+	}
 	if (err) {
 		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return BB_EXIT_USAGE;

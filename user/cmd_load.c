@@ -45,8 +45,18 @@ static double elapsed(const struct timespec *since)
 static void *instance_worker(void *arg)
 {
 	struct instance_job *job = arg;
+	char said[256];
+	int restored;
 
-	job->err = bb_instance_open(bb_opts.pin_dir, &job->inst);
+	/* pins deleted by hand: back from the programs and links that hold them */
+	restored = bb_instance_repair(bb_opts.pin_dir, said, sizeof(said));
+	if (restored > 0)
+		pr_warn("%s: pins were gone, now restored: %s\n", bb_opts.pin_dir, said);
+	else if (restored < 0)
+		pr_warn("%s: pins are gone and could not be restored: %s\n", bb_opts.pin_dir,
+			strerror(-restored));
+	/* what cannot be restored (no program left) is made anew, reusing the maps left */
+	job->err = bb_instance_open_pins(bb_opts.pin_dir, &job->inst);
 	if (job->err == -ENOENT && job->may_create) {
 		job->tried_create = true;
 		job->err = bb_instance_create(bb_opts.pin_dir, &job->inst, job->families);
@@ -241,6 +251,20 @@ static int open_instance(struct load_run *run)
 	if (err) {
 		pr_err("cannot open the pinned state in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return err;
+	}
+	/* a tail-call table emptied by the kernel when its pin was deleted by hand */
+	if (!run->ij.created) {
+		int refilled = bb_instance_refill(&run->ij.inst);
+
+		if (refilled < 0) {
+			pr_err("a tail-call table of %s lost its programs, and they cannot be "
+			       "loaded again: %s\n", bb_opts.pin_dir, strerror(-refilled));
+			return refilled;
+		}
+		if (refilled)
+			pr_warn("%s: the tail-call table%s had lost %s programs (a pin deleted by "
+				"hand): loaded again\n", bb_opts.pin_dir, refilled == 3 ? "s" : "",
+				refilled == 3 ? "their" : "its");
 	}
 	/* a hook of a family the instance has not loaded yet (tc after XDP, or XDP after tc) */
 	if (!run->ij.created && run->o->targets.n_ifaces > 0)

@@ -724,6 +724,10 @@ int cmd_run(int argc, char **argv)
 		sig = lists_signature();
 	}
 	err = bb_instance_open(bb_opts.pin_dir, &inst);
+	if (err == -EUCLEAN) {
+		bb_instance_say_damaged(bb_opts.pin_dir);
+		return BB_EXIT_ERROR;
+	}
 	if (err) {
 		pr_err("nothing is loaded under %s: %s (bloomblock load first)\n", bb_opts.pin_dir,
 		       strerror(-err));

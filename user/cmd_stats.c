@@ -65,6 +65,8 @@ static int open_instance(struct bb_instance *inst)
 	if (err == -ENOENT)
 		pr_err("nothing is loaded under %s (bloomblock load LIST -i IFACE)\n",
 		       bb_opts.pin_dir);
+	else if (err == -EUCLEAN)
+		bb_instance_say_damaged(bb_opts.pin_dir);
 	else if (err)
 		pr_err("cannot open %s: %s\n", bb_opts.pin_dir, strerror(-err));
 	return err;
@@ -915,8 +917,23 @@ int cmd_status(int argc, char **argv)
 	if (open_instance(&inst))
 		return BB_EXIT_ERROR;
 	v.n = bb_attachments(bb_opts.pin_dir, v.att, 64);
+	{
+		char said[512];
+
+		if (bb_instance_check(&inst, said, sizeof(said)))
+			pr_warn("the instance under %s is damaged or half made: %s; bloomblock "
+				"load repairs it\n", bb_opts.pin_dir, said);
+	}
 	err = bb_image_open(&inst, &v.img);
 	bb_instance_close(&inst);
+	if (err == -ENOENT) {
+		/* programs and maps pinned, no filter swapped in: a first load cut short */
+		pr_err("%s holds a half-made instance, with no filter, attached %s (a first load "
+		       "killed before its swap): bloomblock load LIST -i IFACE finishes it, "
+		       "bloomblock unload --all removes it\n", bb_opts.pin_dir,
+		       v.n > 0 ? "somewhere" : "nowhere");
+		return BB_EXIT_ERROR;
+	}
 	if (err) {
 		pr_err("no live filter in %s: %s\n", bb_opts.pin_dir, strerror(-err));
 		return BB_EXIT_ERROR;

@@ -58,7 +58,28 @@ unsigned int bb_instance_families(const struct bb_instance *inst)
 	       (inst->tc_ingress_fd >= 0 && inst->tc_egress_fd >= 0 ? BB_FAMILY_TC : 0);
 }
 
+/* Whether the pin dir holds any pin at all (a half-made or damaged instance if so). */
+static bool pins_left(const char *pin_dir)
+{
+	DIR *dir = opendir(pin_dir);
+	struct dirent *de;
+	bool any = false;
+
+	while (dir && !any && (de = readdir(dir)))
+		any = de->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	return any;
+}
+
 int bb_instance_open(const char *pin_dir, struct bb_instance *inst)
+{
+	int err = bb_instance_open_pins(pin_dir, inst);
+
+	return err == -ENOENT && pins_left(pin_dir) ? -EUCLEAN : err;
+}
+
+int bb_instance_open_pins(const char *pin_dir, struct bb_instance *inst)
 {
 	int err;
 
@@ -141,7 +162,7 @@ static unsigned int prog_family(const struct bpf_program *prog)
  * pin path exists, and pins the others), fill their tail-call tables and pin their
  * entry programs into inst.
  */
-static int load_families(struct bb_instance *inst, unsigned int families)
+static int load_families(struct bb_instance *inst, unsigned int families, bool pin_entries)
 {
 	static const struct { const char *map, *pin; } pins[] = {
 		{ "filters", BB_PIN_FILTERS },
@@ -192,6 +213,8 @@ static int load_families(struct bb_instance *inst, unsigned int families)
 		pr_err("cannot fill the tail-call tables: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	if (!pin_entries)	/* a refill: the tables hold the new programs, the old run on */
+		goto cleanup;
 	if (families & BB_FAMILY_XDP) {
 		err = bb_pin_path(path, sizeof(path), pin_dir, BB_PIN_PROG_XDP);
 		err = err ?: bpf_program__pin(skel->progs.bloomblock_xdp, path);
@@ -230,6 +253,7 @@ cleanup:
 
 int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned int families)
 {
+	bool had_pins = pins_left(pin_dir);
 	int err;
 
 	instance_reset(inst, pin_dir);
@@ -238,12 +262,198 @@ int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned i
 		pr_err("cannot create %s: %s\n", pin_dir, strerror(-err));
 		return err;
 	}
-	err = load_families(inst, families);
+	err = load_families(inst, families, true);
 	if (err) {
 		bb_instance_close(inst);
-		bb_instance_remove(pin_dir);
+		/* a half-made instance's pins stay (unload removes them), ours go */
+		if (!had_pins)
+			bb_instance_remove(pin_dir);
 	}
 	return err;
+}
+
+/* The pin each of the programs' maps has, by the map's name (the kernel's, 15 chars). */
+static const struct { const char *map, *pin; } instance_maps[] = {
+	{ "filters", BB_PIN_FILTERS }, { "stats", BB_PIN_STATS }, { "events", BB_PIN_EVENTS },
+	{ "event_bucket", BB_PIN_EVENT_BUCKET }, { "confirm_ring", BB_PIN_CONFIRM_RING },
+	{ "confirmed", BB_PIN_CONFIRMED }, { "unlisted", BB_PIN_UNLISTED },
+	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "url_xdp", BB_PIN_URL_XDP },
+	{ "url_tc", BB_PIN_URL_TC },
+};
+
+/* fd pinned as name where nothing is: 1 pinned, 0 there already, -errno. */
+static int repin(const char *pin_dir, const char *name, int fd, char *said, size_t size)
+{
+	char path[512];
+	size_t len;
+
+	if (bb_pin_path(path, sizeof(path), pin_dir, name))
+		return -ENAMETOOLONG;
+	if (!access(path, F_OK))
+		return 0;
+	if (bpf_obj_pin(fd, path))
+		return -errno;
+	len = strlen(said);
+	snprintf(said + len, size - len, "%s%s", len ? ", " : "", name);
+	return 1;
+}
+
+/* The maps a program holds, pinned again where their pins are gone. */
+static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
+{
+	__u32 ids[64], len, i, n;
+	struct bpf_prog_info info;
+	int restored = 0, err = 0;
+	size_t m;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (__u64)(unsigned long)ids;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
+	for (i = 0; i < n && !err; i++) {
+		struct bpf_map_info mi;
+		__u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen))
+			for (m = 0; m < sizeof(instance_maps) / sizeof(instance_maps[0]); m++)
+				if (!strcmp(mi.name, instance_maps[m].map)) {
+					int r = repin(pin_dir, instance_maps[m].pin, fd, said, size);
+
+					if (r < 0)
+						err = r;
+					restored += r > 0;
+				}
+		close(fd);
+	}
+	return err ?: restored;
+}
+
+int bb_instance_repair(const char *pin_dir, char *said, size_t size)
+{
+	static const char *const progs[] = {
+		BB_PIN_PROG_XDP, BB_PIN_PROG_XDP_RESET, BB_PIN_PROG_TC_INGRESS,
+		BB_PIN_PROG_TC_EGRESS,
+	};
+	size_t prefix = strlen(BB_PIN_LINK_PREFIX), p;
+	int restored = 0, err = 0, r, fd;
+	struct dirent *de;
+	char path[512];
+	DIR *dir;
+
+	said[0] = '\0';
+	dir = opendir(pin_dir);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	/* the programs the XDP links run: a deleted program pin comes back from them */
+	while ((de = readdir(dir)) && !err) {
+		struct bpf_link_info li;
+		__u32 len = sizeof(li);
+		int link;
+
+		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix) ||
+		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+			continue;
+		link = bpf_obj_get(path);
+		memset(&li, 0, sizeof(li));
+		if (link >= 0 && !bpf_obj_get_info_by_fd(link, &li, &len)) {
+			fd = bpf_prog_get_fd_by_id(li.prog_id);
+			if (fd >= 0) {
+				r = repin(pin_dir, BB_PIN_PROG_XDP, fd, said, size);
+				err = r < 0 ? r : 0;
+				restored += r > 0;
+				close(fd);
+			}
+		}
+		if (link >= 0)
+			close(link);
+	}
+	closedir(dir);
+	/* the maps every pinned program holds */
+	for (p = 0; p < sizeof(progs) / sizeof(progs[0]) && !err; p++) {
+		if (bb_pin_path(path, sizeof(path), pin_dir, progs[p]))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		r = repin_maps(pin_dir, fd, said, size);
+		err = r < 0 ? r : 0;
+		restored += r > 0 ? r : 0;
+		close(fd);
+	}
+	return err ?: restored;
+}
+
+/* The families of inst whose tail-call table has lost its programs (BB_FAMILY_*). */
+static unsigned int tables_emptied(const struct bb_instance *inst)
+{
+	static const struct { unsigned int family; const char *pin; } tables[] = {
+		{ BB_FAMILY_XDP, BB_PIN_URL_XDP }, { BB_FAMILY_TC, BB_PIN_URL_TC },
+	};
+	unsigned int families = bb_instance_families(inst), empty = 0, i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		__u32 slot = BB_URL_SLOT, id;
+		int fd;
+
+		if (!(families & tables[i].family))
+			continue;
+		fd = open_pin(inst->pin_dir, tables[i].pin);
+		if (fd < 0 || (bpf_map_lookup_elem(fd, &slot, &id) && errno == ENOENT))
+			empty |= tables[i].family;
+		if (fd >= 0)
+			close(fd);
+	}
+	return empty;
+}
+
+int bb_instance_refill(struct bb_instance *inst)
+{
+	unsigned int empty = tables_emptied(inst);
+
+	return empty ? load_families(inst, empty, false) ?: (int)empty : 0;
+}
+
+int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
+{
+	unsigned int families = bb_instance_families(inst), empty = tables_emptied(inst), n = 0;
+	char path[512];
+	size_t i, len;
+
+	said[0] = '\0';
+	for (i = 0; i < sizeof(instance_maps) / sizeof(instance_maps[0]); i++) {
+		if ((!strcmp(instance_maps[i].pin, BB_PIN_URL_XDP) && !(families & BB_FAMILY_XDP)) ||
+		    (!strcmp(instance_maps[i].pin, BB_PIN_URL_TC) && !(families & BB_FAMILY_TC)))
+			continue;
+		if (bb_pin_path(path, sizeof(path), inst->pin_dir, instance_maps[i].pin) ||
+		    !access(path, F_OK))
+			continue;
+		len = strlen(said);
+		snprintf(said + len, size - len, "%s%s", n++ ? ", " : "pins gone: ",
+			 instance_maps[i].pin);
+	}
+	if (empty) {
+		len = strlen(said);
+		snprintf(said + len, size - len, "%stail-call table%s emptied (%s%s%s): URL, answer "
+			 "and reset verdicts are off", n ? "; " : "", empty == 3 ? "s" : "",
+			 empty & BB_FAMILY_XDP ? BB_PIN_URL_XDP : "", empty == 3 ? ", " : "",
+			 empty & BB_FAMILY_TC ? BB_PIN_URL_TC : "");
+		n++;
+	}
+	return (int)n;
+}
+
+void bb_instance_say_damaged(const char *pin_dir)
+{
+	pr_err("the instance under %s is damaged or half made: pins of it are gone (deleted "
+	       "by hand, or a load killed before it ended); bloomblock load repairs it, "
+	       "bloomblock unload --all removes what is left\n", pin_dir);
 }
 
 /*
@@ -258,7 +468,7 @@ int bb_instance_add(struct bb_instance *inst, unsigned int families)
 
 	if (!missing)
 		return 0;
-	err = load_families(inst, missing);
+	err = load_families(inst, missing, true);
 	if (err) {
 		char path[512];
 

@@ -46,8 +46,28 @@ struct bb_image {
 
 int bb_pin_path(char *buf, size_t size, const char *pin_dir, const char *name);
 
-/* Open the pinned instance. -ENOENT when there is none. */
+/*
+ * Open the pinned instance. -ENOENT when there is none; -EUCLEAN when the pin dir holds
+ * pins but not those an instance needs (deleted by hand, or a load killed half way).
+ */
 int bb_instance_open(const char *pin_dir, struct bb_instance *inst);
+/* The same, -ENOENT for both. */
+int bb_instance_open_pins(const char *pin_dir, struct bb_instance *inst);
+/*
+ * Pins deleted by hand, restored from what is left: the program an XDP link runs, the
+ * maps each pinned program holds (they live on while it does). The number restored
+ * (their names in said, comma-separated), or -errno.
+ */
+int bb_instance_repair(const char *pin_dir, char *said, size_t size);
+/*
+ * A tail-call table whose last pin went is emptied by the kernel: its programs loaded
+ * again into it (the entry programs attached run on). The families refilled, or -errno.
+ */
+int bb_instance_refill(struct bb_instance *inst);
+/* What of an open instance is damaged, said in said: 0 when nothing. */
+int bb_instance_check(const struct bb_instance *inst, char *said, size_t size);
+/* The error for -EUCLEAN: what is wrong, and what repairs or removes it. */
+void bb_instance_say_damaged(const char *pin_dir);
 /* Load the programs of families (enum bb_family) and pin them and the maps. */
 int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned int families);
 /* Load the families of families that inst has not, sharing its pinned maps. */
