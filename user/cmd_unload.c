@@ -105,7 +105,7 @@ int cmd_unload(int argc, char **argv)
 {
 	struct bb_attachment att[MAX_ATTACHMENTS];
 	struct unload_opts u = { 0 };
-	int i, err, ret = BB_EXIT_OK;
+	int i, err, lock, ret = BB_EXIT_OK;
 
 	err = bb_options_parse(argc, argv, unload_options, &u, NULL, NULL);
 	if (err == -EAGAIN) {
@@ -124,6 +124,10 @@ int cmd_unload(int argc, char **argv)
 		pr_info("nothing is loaded under %s\n", bb_opts.pin_dir);
 		return BB_EXIT_OK;
 	}
+	/* in turn with load, add, del and allow: none of them half done under it */
+	lock = bb_state_lock();
+	if (lock < 0)
+		return BB_EXIT_ERROR;
 	if (u.all)
 		unload_everything();
 	for (i = 0; i < u.targets.n_ifaces; i++)
@@ -143,5 +147,6 @@ int cmd_unload(int argc, char **argv)
 			ret = BB_EXIT_ERROR;
 		}
 	}
+	close(lock);
 	return ret;
 }

@@ -59,26 +59,41 @@ int bb_state_mkdirs(const char *dir)
 	return 0;
 }
 
+/*
+ * The instance's lock: load, add, del, allow and unload hold it while they change
+ * anything, so they take turns. unload removes the state directory, lock file and
+ * all, under it: a command that waited holds a lock on a file that is gone, so it
+ * checks, once it has it, that its file is still the one at the path, and else
+ * takes the new one.
+ */
 int bb_state_lock(void)
 {
+	struct stat held, at;
 	char path[512];
-	int fd, err;
+	int fd, err, tries;
 
-	err = bb_state_mkdirs(bb_state_dir());
-	err = err ?: bb_state_path(path, sizeof(path), "lock");
-	if (err) {
-		pr_err("cannot make the state directory %s: %s\n", bb_state_dir(), strerror(-err));
-		return err;
+	for (tries = 0; tries < 100; tries++) {
+		err = bb_state_mkdirs(bb_state_dir());
+		err = err ?: bb_state_path(path, sizeof(path), "lock");
+		if (err) {
+			pr_err("cannot make the state directory %s: %s\n", bb_state_dir(),
+			       strerror(-err));
+			return err;
+		}
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX) || fstat(fd, &held)) {
+			err = -errno;
+			pr_err("cannot lock %s: %s\n", path, strerror(-err));
+			if (fd >= 0)
+				close(fd);
+			return err;
+		}
+		if (!stat(path, &at) && at.st_dev == held.st_dev && at.st_ino == held.st_ino)
+			return fd;
+		close(fd);	/* removed while we waited: the lock is the new file's */
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX)) {
-		err = -errno;
-		pr_err("cannot lock %s: %s\n", path, strerror(-err));
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
-	return fd;
+	pr_err("cannot lock %s: it keeps being removed\n", path);
+	return -EAGAIN;
 }
 
 int bb_state_remove(void)
