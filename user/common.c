@@ -307,8 +307,9 @@ int bb_json_write(json_t *j, const char *path, size_t flags)
 	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
-	if (json_dumpf(j, f, flags))
-		err = -EIO;
+	errno = 0;	/* a short write's own reason, said as it is */
+	if (json_dumpf(j, f, flags) || fflush(f))
+		err = errno ? -errno : -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
 	return bb_tmp_commit(tmp, path, err);

@@ -293,12 +293,13 @@ int bb_index_write_meta(const struct bb_index *x, const char *path, const char *
 	f = bb_tmp_fopen(tmp, 0600);
 	if (!f)
 		return -errno;
+	errno = 0;	/* a short write's own reason (ENOSPC, EDQUOT), said as it is */
 	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
 	    (x->n && fwrite(x->recs, sizeof(*x->recs), x->n, f) != x->n))
-		err = -EIO;
+		err = errno ? -errno : -EIO;
 	for (i = 0; !err && i < n_sources; i++)
 		if (fwrite(sources[i], strlen(sources[i]) + 1, 1, f) != 1)
-			err = -EIO;
+			err = errno ? -errno : -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
 	return bb_tmp_commit(tmp, path, err);
