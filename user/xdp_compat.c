@@ -20,13 +20,22 @@
 #include "freplace_ext.skel.h"
 #include "freplace_target.skel.h"
 
+/* The probe's refusal is its answer, said in status: libbpf's warnings about it are noise. */
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return bb_opts.debug ? vfprintf(stderr, fmt, ap) : 0;
+}
+
 bool bb_xdp_freplace_probe(char *why, size_t size)
 {
+	libbpf_print_fn_t was = libbpf_set_print(quiet_print);
 	struct freplace_target *t = freplace_target__open_and_load();
 	struct freplace_ext *e = NULL;
 	int err;
 
 	if (!t) {
+		libbpf_set_print(was);
 		snprintf(why, size, "the probe's XDP target did not load: %s", strerror(errno));
 		return false;
 	}
@@ -40,6 +49,7 @@ bool bb_xdp_freplace_probe(char *why, size_t size)
 			 strerror(err < 0 ? -err : err));
 	freplace_ext__destroy(e);
 	freplace_target__destroy(t);
+	libbpf_set_print(was);
 	return !err;
 }
 
