@@ -135,7 +135,7 @@ static int check_image(const struct bb_block *image, __u64 bytes, char *why, siz
 	}
 	if (h->abi_version != BB_ABI_VERSION) {
 		WHY("the filter is of ABI %u, this bloomblock reads %u: build it again "
-		    "with this version", h->abi_version, BB_ABI_VERSION);
+		    "with this version", h->abi_version, (unsigned int)BB_ABI_VERSION);
 		return -EPROTO;
 	}
 	if (!bb_k_valid(h->k) || !h->nblocks || h->nblocks > BB_MAX_BLOCKS ||
@@ -209,12 +209,13 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 	if (h.version != BBF_VERSION) {
 		err = -EPROTO;
 		WHY("filter file version %u; this bloomblock reads version %u", h.version,
-		    BBF_VERSION);
+		    (unsigned int)BBF_VERSION);
 		goto bad;
 	}
 	if (h.kind != BBF_KIND_FILTER) {
 		err = -EPROTO;
-		WHY("a file of kind %u, not a filter (kind %u)", h.kind, BBF_KIND_FILTER);
+		WHY("a file of kind %u, not a filter (kind %u)", h.kind,
+		    (unsigned int)BBF_KIND_FILTER);
 		goto bad;
 	}
 	if (h.file_size != f->size) {

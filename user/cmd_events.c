@@ -36,7 +36,7 @@ static const char *const hook_names[] = {
 };
 
 #define NAME_OF(table, i) \
-	((i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")
+	((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
 
 static void usage(FILE *out)
 {
@@ -57,7 +57,7 @@ static void usage(FILE *out)
 		"      --interface I  events of interface I only (repeatable)\n"
 		"      --pcap FILE    also write each event's packet (its first %u bytes) to\n"
 		"                     FILE, a pcap file tcpdump and Wireshark read\n"
-		"-j: JSON lines.\n", BB_EVENT_PKT_MAX);
+		"-j: JSON lines.\n", (unsigned int)BB_EVENT_PKT_MAX);
 }
 
 struct run {

@@ -88,7 +88,7 @@ static void instance_join(struct load_run *run)
 
 static bool compressed(const char *path)
 {
-	unsigned char head[8];
+	unsigned char head[8] = { 0 };
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
 
@@ -211,6 +211,7 @@ int load_parse_lists(struct load_run *run)
 			       err == -ESTALE ? "it changed while it was read" :
 			       err == -EBADMSG ? "its compressed data is corrupt or cut short" :
 			       strerror(-err));
+			run->lopts.info = NULL;	/* info is this function's */
 			return err;
 		}
 		file_json = load_report_file(la->v[i].path, &fc, &info, run->streamed);
@@ -219,7 +220,8 @@ int load_parse_lists(struct load_run *run)
 		json_array_append_new(run->files_json, file_json);
 	}
 	run->lopts.info = NULL;
-	for (i = 0; run->streamed && i < BB_LIST_MAX_THREADS; i++)
+	/* run's arrays are cmd_load()'s to free: the analyzer loses them across the call */
+	for (i = 0; run->streamed && i < BB_LIST_MAX_THREADS; i++)	/* NOLINT(clang-analyzer-unix.Malloc) */
 		bb_key_tally_sum(&run->tally, &run->tallies[i]);
 	for (i = 0; i < BB_ENTRY_KIND_MAX; i++)
 		entries += run->list.counts.accepted[i];

@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"      --fp P      target false-positive rate per check, 0 < P < 0.5\n"
 		"      --kind K    the check: address (default, 1 probe), name or url\n"
 		"      --probes N  the keys a check probes, instead of --kind\n",
-		BB_NAME_PROBES, BB_URL_PROBES + BB_NAME_PROBES);
+		(unsigned int)BB_NAME_PROBES, (unsigned int)(BB_URL_PROBES + BB_NAME_PROBES));
 }
 
 int cmd_plan(int argc, char **argv)

@@ -125,18 +125,19 @@ static size_t n_feeds;
 static int feeds_setup(void)
 {
 	struct bb_feed *fresh = calloc(BB_RUN_MAX_LISTS, sizeof(*fresh));
-	struct bb_feed *old = feeds ? feeds : calloc(BB_RUN_MAX_LISTS, sizeof(*old));
-	size_t n_old = feeds ? n_feeds : 0, l, i, n = 0;
+	bool kept = feeds != NULL;	/* the feeds before, else a new array for feeds.json's */
+	struct bb_feed *old = kept ? feeds : calloc(BB_RUN_MAX_LISTS, sizeof(*old));
+	size_t n_old = kept ? n_feeds : 0, l, i, n = 0;
 	const char *dir = bb_run_feed_dir(&config);
 	int err = 0;
 
 	if (!fresh || !old) {
 		free(fresh);
-		if (!feeds)
+		if (!kept)
 			free(old);
 		return -ENOMEM;
 	}
-	if (!feeds) {
+	if (!kept) {
 		int got = bb_feeds_load(old, BB_RUN_MAX_LISTS);
 
 		n_old = got > 0 ? (size_t)got : 0;
@@ -303,11 +304,14 @@ static enum MHD_Result on_http(void *cls, struct MHD_Connection *conn, const cha
 	len = body ? strlen(body) : 0;
 	resp = MHD_create_response_from_buffer(len, body ? body : (char *)"", body ?
 					       MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-	if (!resp)
+	if (!resp) {
+		free(body);	/* not taken over */
 		return MHD_NO;
+	}
 	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
 	ret = MHD_queue_response(conn, code, resp);
 	MHD_destroy_response(resp);
+	/* cppcheck-suppress memleak ; MHD_RESPMEM_MUST_FREE: the response frees body */
 	return ret;
 }
 

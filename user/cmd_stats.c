@@ -163,7 +163,8 @@ static int stats_by_list(const struct bb_instance *inst)
 		printf("Items bloomblock run answered for this filter (generation %llu; it is %s), "
 		       "of the %u its maps hold at most; the packets each %s once answered.\n",
 		       (unsigned long long)hdr->generation, bb_confirm_daemon_state(&d, bb_mono_ns()),
-		       BB_CONFIRM_ENTRIES, hdr->flags & BB_HDR_F_DROP ? "dropped" : "flagged");
+		       (unsigned int)BB_CONFIRM_ENTRIES, hdr->flags & BB_HDR_F_DROP ? "dropped" :
+		       "flagged");
 	}
 	ret = BB_EXIT_OK;
 out:
