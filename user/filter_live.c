@@ -90,7 +90,7 @@ static void key_count(struct bb_live *l, __u64 h, int dir)
 
 		while (bits) {
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
-			size_t i = (size_t)b * COUNTS_PER_BLOCK + w * 64 + bit;
+			size_t i = (size_t)b * COUNTS_PER_BLOCK + (size_t)w * 64 + bit;
 			unsigned int c = count_get(l->counts, i);
 
 			bits &= bits - 1;
@@ -128,7 +128,7 @@ static bool key_leftover(const struct bb_live *l, __u64 h)
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
 
 			bits &= bits - 1;
-			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + w * 64 + bit))
+			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + (size_t)w * 64 + bit))
 				uncounted = true;
 		}
 	}
@@ -152,7 +152,7 @@ static unsigned int key_clear_uncounted(struct bb_live *l, __u64 h)
 			unsigned int bit = (unsigned int)__builtin_ctzll(bits);
 
 			bits &= bits - 1;
-			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + w * 64 + bit))
+			if (!count_get(l->counts, (size_t)b * COUNTS_PER_BLOCK + (size_t)w * 64 + bit))
 				clear |= 1ULL << bit;
 		}
 		if (clear) {
@@ -215,7 +215,7 @@ static void *build_range(void *arg)
 static void shadow_build(struct bb_live *l)
 {
 	const struct bb_header *hdr = live_header(l);
-	struct build_part parts[BB_BUILD_MAX_THREADS];
+	struct build_part parts[BB_BUILD_MAX_THREADS] = { { 0 } };
 	pthread_t tid[BB_BUILD_MAX_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int t, n = cpus > 0 ? (unsigned int)cpus : 1;

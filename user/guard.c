@@ -143,7 +143,7 @@ static void gateways6(struct bb_guard *g, const char *path)
 		if (sscanf(line, "%32s %x %*s %*s %32s %*s %*s %*s %*s %63s", dst, &plen, hop,
 			   ifname) != 4 || plen || strspn(dst, "0") != 32 || strspn(hop, "0") == 32)
 			continue;
-		for (i = 0; i < 16 && sscanf(hop + 2 * i, "%2x", &b) == 1; i++)
+		for (i = 0; i < 16 && sscanf(hop + 2 * (size_t)i, "%2x", &b) == 1; i++)
 			a[i] = (__u8)b;
 		if (i < 16)
 			continue;

@@ -275,6 +275,8 @@ static void run_threads(void *(*fn)(void *), struct parse_job *job, unsigned int
 	bool started[BB_LIST_MAX_THREADS] = { false };
 	unsigned int t;
 
+	if (!threads)
+		threads = 1;
 	for (t = 0; t < threads; t++) {
 		args[t][0] = job;
 		args[t][1] = (void *)(uintptr_t)t;
@@ -391,6 +393,8 @@ static void report_reject(const struct bb_list_opts *opts, const char *path, siz
 {
 	char text[4 * REPORT_TEXT_MAX + 1];
 
+	if (!opts || !opts->report)
+		return;	/* notes are kept only when reporting: never here */
 	while (!cut && len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
 	bb_escape_text(line, len, text, sizeof(text));
@@ -421,7 +425,7 @@ static int gather_parts(struct parse_job *job, const char *name, const struct bb
 		for (k = 0; k < part->n_notes; k++) {
 			const struct reject_note *n = &part->notes[k];
 
-			if (opts->report_max && shown >= opts->report_max) {
+			if (job->report_max && shown >= job->report_max) {
 				unshown++;
 				continue;
 			}
@@ -446,7 +450,7 @@ static int gather_parts(struct parse_job *job, const char *name, const struct bb
 		}
 		base += part->list.counts.lines;
 	}
-	if (job->report && unshown)
+	if (job->report && unshown && opts)
 		fprintf(opts->report, "%s: %zu more rejected lines not shown\n", name, unshown);
 	return err;
 }
@@ -465,8 +469,8 @@ static int cut_parts(struct parse_job *job, const struct bb_list_opts *opts)
 	} else {
 		/* small files: one part; else several a thread, so a slow thread takes fewer */
 		job->n_parts = (size_t)(job->size / (part_bytes ?: PART_MIN_BYTES));
-		if (job->n_parts > PARTS_PER_THREAD * job->threads && !part_bytes)
-			job->n_parts = PARTS_PER_THREAD * job->threads;
+		if (job->n_parts > (size_t)PARTS_PER_THREAD * job->threads && !part_bytes)
+			job->n_parts = (size_t)PARTS_PER_THREAD * job->threads;
 	}
 	if (job->n_parts < 1)
 		job->n_parts = 1;
@@ -494,7 +498,10 @@ static int run_job(struct parse_job *job, const char *name, const struct bb_list
 		err = job->err;
 	}
 	if (job->parts) {
-		err = gather_parts(job, name, opts) ?: err;
+		int gathered = gather_parts(job, name, opts);
+
+		if (gathered)
+			err = gathered;
 		if (!err && !job->sink)
 			err = merge_parts(job);
 		for (i = 0; i < job->n_parts; i++) {
@@ -517,6 +524,7 @@ static int read_head(struct parse_job *job, bool regular, struct bb_reader *stre
 	if (!regular) {
 		int err = bb_reader_peek(stream, BB_READER_HEAD, head, len);
 
+		/* cppcheck-suppress nullPointer ; a stream is given whenever !regular */
 		*whole = stream->eof;
 		return err;
 	}
@@ -524,7 +532,7 @@ static int read_head(struct parse_job *job, bool regular, struct bb_reader *stre
 		n = pread(job->fd, buf, BB_READER_HEAD, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
+		return errno ? -errno : -EIO;
 	*head = buf;
 	*len = (size_t)n;
 	*whole = (__u64)n >= job->size;
@@ -563,8 +571,8 @@ static int parse_path(struct bb_list *list, const char *path, const struct bb_li
 		      const struct bb_list_sink *sink, bool need_regular)
 {
 	static const struct bb_file_opts plain_opts = { 0 };
-	bool is_stdin = !strcmp(path, "-"), regular, whole;
-	const char *name = is_stdin ? "<stdin>" : path, *head, *why = NULL;
+	bool is_stdin = !strcmp(path, "-"), regular, whole = false;
+	const char *name = is_stdin ? "<stdin>" : path, *head = NULL, *why = NULL;
 	FILE *report = opts ? opts->report : NULL;
 	struct parse_job job = {
 		.list = list, .report = report != NULL, .report_max = opts ? opts->report_max : 0,
@@ -595,7 +603,7 @@ static int parse_path(struct bb_list *list, const char *path, const struct bb_li
 	}
 	job.size = (__u64)st.st_size;
 	regular = S_ISREG(st.st_mode) && st.st_size > 0;
-	head_buf = malloc(BB_READER_HEAD);
+	head_buf = calloc(1, BB_READER_HEAD);	/* zeroed: what pread did not fill is known */
 	conf = malloc(sizeof(*conf));
 	if (!head_buf || !conf) {
 		err = -ENOMEM;

@@ -122,6 +122,7 @@ int bb_opt_u32(void *opts, const struct bb_option *o, const char *arg)
 
 int bb_opt_fpr(void *opts, const struct bb_option *o, const char *arg)
 {
+	/* cppcheck-suppress invalidPointerCast ; the option's double field, at its offset */
 	return bb_parse_fpr(arg, BB_OPT_FIELD(opts, o, double));
 }
 

@@ -309,7 +309,7 @@ static int detect(struct bb_reader *r)
 	int err;
 
 	r->detected = true;
-	r->in = malloc(IN_BYTES);
+	r->in = calloc(1, IN_BYTES);	/* zeroed: what no read filled is known */
 	if (!r->in)
 		return fail(r, -ENOMEM, NULL);
 	while (r->in_end < 6 && !r->in_eof) {
