@@ -59,7 +59,7 @@ BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean test demo bench install uninstall tests asan valgrind fuzz fuzzers
+.PHONY: all clean test demo bench install uninstall tests asan valgrind fuzz fuzzers lint
 
 all: bloomblock
 
@@ -171,6 +171,10 @@ asan:
 
 valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
+
+# Static analysis (docs/RELIABILITY.md): cppcheck and clang-tidy over user/, clean.
+lint: $(SKELS)
+	$(Q)OUTPUT=$(OUTPUT) scripts/lint.sh
 
 # Fuzzing (docs/RELIABILITY.md): `make fuzz` builds every tests/fuzz/fuzz_*.c with clang's
 # libFuzzer, AddressSanitizer and UBSan in .output-fuzz and runs each for FUZZ_S seconds

@@ -11,6 +11,7 @@ packages=(
 	libinih-dev libsystemd-dev libcurl4-openssl-dev
 	libclang-rt-14-dev	# make fuzz: clang's libFuzzer and sanitizer runtimes
 	systemd	# systemd-analyze verify on the unit
+	cppcheck clang-tidy	# make lint
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
 	jq util-linux libcap2-bin dnsmasq-base busybox gzip xz-utils zstd tcpdump
