@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <ini.h>
 
 #include "common.h"
@@ -86,20 +87,6 @@ static bool falsy(const char *v)
 	return !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0");
 }
 
-/* "256M", "1G", "4096": bytes. */
-static int parse_size(const char *v, unsigned long long *bytes)
-{
-	char *end;
-	double n = strtod(v, &end);
-	double mul = !*end ? 1 : !strcmp(end, "K") || !strcmp(end, "k") ? 1024 :
-		     !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : 0;
-
-	if (end == v || n < 1 || !mul || n * mul > 1e15)
-		return -EINVAL;
-	*bytes = (unsigned long long)(n * mul);
-	return 0;
-}
-
 /* The feed_* keys: how feeds are fetched (feed.h). */
 static int feed_key(struct reader *r, const char *name, const char *value)
 {
@@ -125,7 +112,7 @@ static int feed_key(struct reader *r, const char *name, const char *value)
 		return 1;
 	}
 	if (!strcmp(name, "feed_max_size"))
-		return parse_size(value, &o->max_bytes) ?
+		return bb_parse_size(value, &o->max_bytes) ?
 		       bad(r, name, "a size in bytes (4096, 64K, 256M, 1G), not '%s'", value) : 1;
 	if (!strcmp(name, "feed_retries")) {
 		unsigned long n = strtoul(value, &end, 10);
@@ -240,6 +227,7 @@ int bb_run_config_read(const char *path, struct bb_run_config *rc)
 {
 	struct reader r = { .rc = rc, .path = path };
 	struct { FILE *f; struct reader *r; } stream = { fopen(path, "r"), &r };
+	struct stat st;
 	int ret;
 
 	memset(rc, 0, sizeof(*rc));
@@ -247,6 +235,14 @@ int bb_run_config_read(const char *path, struct bb_run_config *rc)
 	if (!stream.f) {
 		pr_err("%s: %s\n", path, strerror(errno));
 		return -errno;
+	}
+	/* a config is a screen of keys: anything larger is not one (a list given by mistake) */
+	if (!fstat(fileno(stream.f), &st) && S_ISREG(st.st_mode) &&
+	    st.st_size > BB_RUN_CONFIG_MAX) {
+		pr_err("%s: %lld bytes, not a config file (at most %d KiB)\n", path,
+		       (long long)st.st_size, BB_RUN_CONFIG_MAX >> 10);
+		fclose(stream.f);
+		return -EFBIG;
 	}
 	ret = ini_parse_stream(counting_reader, &stream, on_key, &r);
 	fclose(stream.f);

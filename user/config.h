@@ -10,6 +10,7 @@
 
 #define BB_RUN_MAX_ARGS		256	/* load's options a config gives, as arguments */
 #define BB_RUN_MAX_LISTS	64	/* list and allow keys */
+#define BB_RUN_CONFIG_MAX	(1 << 20)	/* bytes of a config file at most */
 #define BB_RUN_MAX_FILES	4096	/* files their globs match, in all */
 
 struct bb_run_config {

@@ -35,6 +35,19 @@ int bb_parse_count(const char *s, __u64 *n)
 	return 0;
 }
 
+int bb_parse_size(const char *v, unsigned long long *bytes)
+{
+	char *end;
+	double n = strtod(v, &end);
+	double mul = !*end ? 1 : !strcmp(end, "K") || !strcmp(end, "k") ? 1024 :
+		     !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : 0;
+
+	if (end == v || n < 1 || !mul || n * mul > 1e15)
+		return -EINVAL;
+	*bytes = (unsigned long long)(n * mul);
+	return 0;
+}
+
 int bb_parse_fpr(const char *s, double *fpr)
 {
 	char *end;

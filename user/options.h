@@ -10,6 +10,8 @@
 
 /* "1000000", "1e6", "10M" -> n. Returns 0, -EINVAL or -ERANGE (over 10^12). */
 int bb_parse_count(const char *s, __u64 *n);
+/* "256M", "1G", "4096": bytes (K, M, G are powers of 1024). -EINVAL. */
+int bb_parse_size(const char *v, unsigned long long *bytes);
 /* A false-positive rate, 0 < p < 0.5; prints what is wrong, warns above 5%. */
 int bb_parse_fpr(const char *s, double *fpr);
 
