@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "load.h"
 #include "common.h"
 #include "filter.h"
 #include "list.h"
@@ -149,7 +150,8 @@ static void stdin_item(void *ctx, const char *item)
 
 static int one_file(struct run *r, const char *path)
 {
-	struct bb_list_opts lo = { .report = stderr };
+	struct bb_list_opts lo = { .report = stderr, .max_entries = BB_MAX_ENTRIES_DEFAULT,
+				   .max_bytes = BB_MAX_LIST_SIZE_DEFAULT };
 	struct bb_list list;
 	char text[BB_KEY_MAX + 80];
 	size_t i;

@@ -100,6 +100,8 @@ int cmd_build(int argc, char **argv)
 		}
 	run.lopts.report_max = o.verbose ? 0 : 20;
 	run.lopts.threads = run.fopts.threads = o.threads;
+	run.lopts.max_entries = o.max_entries;
+	run.lopts.max_bytes = o.max_list_size;
 	run.fopts.fpr = o.fpr;
 	run.fopts.capacity = o.capacity;
 	run.fopts.seed = o.seed;

@@ -188,6 +188,8 @@ int load_parse_lists(struct load_run *run)
 	}
 	for (i = 0; i < la->n; i++) {
 		struct bb_list_sink sink = { .entry = tally_entry, .ctx = run->tallies };
+
+		run->lopts.entries_before = load_entries_read(&run->list.counts);
 		struct bb_list_counts fc;
 		struct bb_file_info info;
 		json_t *file_json;
@@ -210,6 +212,8 @@ int load_parse_lists(struct load_run *run)
 			pr_err("load stopped at %s: %s\n", load_list_name(la->v[i].path),
 			       err == -ESTALE ? "it changed while it was read" :
 			       err == -EBADMSG ? "its compressed data is corrupt or cut short" :
+			       err == -E2BIG ? "the lists hold more entries than --max-entries" :
+			       err == -EFBIG ? "it is larger than --max-list-size" :
 			       strerror(-err));
 			run->lopts.info = NULL;	/* info is this function's */
 			return err;
@@ -385,6 +389,8 @@ static int stream_build(struct load_run *run)
 
 	quiet.report = NULL;	/* the first pass reported */
 	quiet.info = NULL;
+	quiet.max_entries = 0;	/* the first pass kept to it; a file that grew is -ESTALE */
+	quiet.entries_before = 0;
 	run->fopts.index = run->o->no_index ? NULL : &run->index;
 	err = bb_filter_stream_begin(&run->filter, &run->tally, &run->fopts, &stream);
 	run->fopts.index = NULL;
@@ -813,6 +819,17 @@ static void write_loaded(struct load_run *run)
 	json_decref(j);
 }
 
+/* Entries the lists read so far hold (new, duplicate, allowlist): --max-entries counts them. */
+__u64 load_entries_read(const struct bb_list_counts *c)
+{
+	__u64 n = c->duplicates;
+	int k;
+
+	for (k = 0; k < BB_ENTRY_KIND_MAX; k++)
+		n += c->accepted[k] + c->allow[k];
+	return n;
+}
+
 /* The lists' sizes, for the progress line (a stream's is not known: 0). */
 static __u64 lists_bytes(const struct list_args *la)
 {
@@ -861,6 +878,8 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	run.lopts.report_max = o.verbose ? 0 : 20;
 	run.lopts.threads = run.fopts.threads = o.threads;
+	run.lopts.max_entries = o.max_entries;
+	run.lopts.max_bytes = o.max_list_size;
 	run.fopts.fpr = o.fpr;
 	run.fopts.capacity = o.capacity;
 	run.fopts.seed = o.seed;

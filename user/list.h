@@ -189,6 +189,14 @@ struct bb_list_opts {
 				 * cut small files into many) */
 	struct bb_file_opts file;	/* how to read the file */
 	struct bb_file_info *info;	/* out, when not NULL: what the file was read as */
+	/*
+	 * Bounds (0: none): the lines that hold an entry, and the bytes (inflated) of the
+	 * file. Past one, the parse stops with -E2BIG or -EFBIG, said with the file's name:
+	 * what a list can take of memory is bounded, and a decompression bomb stops.
+	 */
+	__u64 max_entries;
+	__u64 max_bytes;
+	__u64 entries_before;	/* read by the files before this one, for max_entries */
 };
 
 struct bb_list {

@@ -66,6 +66,9 @@ struct parse_job {
 	__u64 size;
 	struct bb_reader *stream;	/* else: the one part's reader, already peeked */
 	struct bb_file_info *info;
+	__u64 max_entries, max_bytes;	/* bb_list_opts' bounds; 0: none */
+	__u64 entry_lines;		/* atomic: lines that held an entry, every part's */
+	char entries_msg[128], bytes_msg[128];	/* what each bound says when passed */
 };
 
 static int note_reject(struct file_part *part, const char *why, const char *line, size_t len)
@@ -115,6 +118,11 @@ static void parse_lines(struct parse_job *job, struct file_part *part, struct bb
 			part->err_msg = rc ? bb_reader_error(r) : NULL;
 			return;
 		}
+		if (job->max_bytes && r->pos_off > job->max_bytes) {	/* a stream's, inflated */
+			part->err = -EFBIG;
+			part->err_msg = job->bytes_msg;
+			return;
+		}
 		/* a CR before the '\n' is the line's: the parsers treat it as a space */
 		why = "rejected";
 		p->line = line;
@@ -131,6 +139,12 @@ static void parse_lines(struct parse_job *job, struct file_part *part, struct bb
 		p->why = NULL;
 		if (rc == BB_LIST_NOMEM) {
 			part->err = -ENOMEM;
+			return;
+		}
+		if (rc == 1 && job->max_entries &&
+		    __atomic_add_fetch(&job->entry_lines, 1, __ATOMIC_RELAXED) > job->max_entries) {
+			part->err = -E2BIG;
+			part->err_msg = job->entries_msg;
 			return;
 		}
 		if (rc >= 0 || !job->report)
@@ -603,6 +617,20 @@ static int parse_path(struct bb_list *list, const char *path, const struct bb_li
 	}
 	job.size = (__u64)st.st_size;
 	regular = S_ISREG(st.st_mode) && st.st_size > 0;
+	job.max_entries = opts ? opts->max_entries : 0;
+	job.entry_lines = opts ? opts->entries_before : 0;
+	job.max_bytes = opts ? opts->max_bytes : 0;
+	snprintf(job.entries_msg, sizeof(job.entries_msg), "more than %llu entries, the most a "
+		 "load reads (--max-entries): refused", (unsigned long long)job.max_entries);
+	snprintf(job.bytes_msg, sizeof(job.bytes_msg), "more than %llu bytes (inflated, if "
+		 "compressed), the most a list may be (--max-list-size): refused",
+		 (unsigned long long)job.max_bytes);
+	if (regular && job.max_bytes && job.size > job.max_bytes) {
+		if (report)
+			fprintf(report, "%s: %s\n", name, job.bytes_msg);
+		err = -EFBIG;
+		goto out_quiet;
+	}
 	head_buf = calloc(1, BB_READER_HEAD);	/* zeroed: what pread did not fill is known */
 	conf = malloc(sizeof(*conf));
 	if (!head_buf || !conf) {

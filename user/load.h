@@ -41,6 +41,14 @@ struct list_args {
 };
 
 /* load's options, as given: each field set from the option table in cmd_load.c. */
+/* The bounds a load reads its lists within (docs/RELIABILITY.md, "Bounded by design"). */
+#define BB_MAX_ENTRIES_DEFAULT		50000000ULL	/* a few GiB of memory parsed */
+#define BB_MAX_LIST_SIZE_DEFAULT	(4ULL << 30)	/* 4 GiB a list, inflated */
+
+struct bb_list_counts;
+/* Entries the counts say were read (new, duplicate, allowlist): what --max-entries bounds. */
+__u64 load_entries_read(const struct bb_list_counts *c);
+
 struct load_opts {
 	struct bb_targets targets;	/* -i, --hook; no hook given: xdp */
 	int xdp_mode;			/* enum bb_xdp_mode */
@@ -56,6 +64,8 @@ struct load_opts {
 	      quic_ports[BB_MAX_PORTS];
 	double fpr;			/* per check of a packet (enum bb_check) */
 	__u64 capacity;			/* --capacity: keys to size for, at least */
+	__u64 max_entries;		/* --max-entries: entries a load reads; 0: no bound */
+	unsigned long long max_list_size;	/* --max-list-size: bytes of a list; 0: none */
 	__u64 seed;			/* 0: random */
 	unsigned int threads;		/* 0: one per online CPU */
 	int stream;			/* enum stream_when */

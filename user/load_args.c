@@ -78,6 +78,34 @@ static int opt_capacity(void *opts, const struct bb_option *o, const char *arg)
 	return 0;
 }
 
+static int opt_max_entries(void *opts, const struct bb_option *o, const char *arg)
+{
+	__u64 n;
+
+	(void)o;
+	if (bb_parse_count(arg, &n)) {
+		pr_err("--max-entries wants a count (50000000, 5e7, 50M; 0: no bound), not '%s'\n",
+		       arg);
+		return -EINVAL;
+	}
+	((struct load_opts *)opts)->max_entries = n;
+	return 0;
+}
+
+static int opt_max_list_size(void *opts, const struct bb_option *o, const char *arg)
+{
+	unsigned long long n = 0;
+
+	(void)o;
+	if (strcmp(arg, "0") && bb_parse_size(arg, &n)) {
+		pr_err("--max-list-size wants a size (4G, 512M, 1048576; 0: no bound), not '%s'\n",
+		       arg);
+		return -EINVAL;
+	}
+	((struct load_opts *)opts)->max_list_size = n;
+	return 0;
+}
+
 static int opt_threads(void *opts, const struct bb_option *o, const char *arg)
 {
 	unsigned long v;
@@ -211,6 +239,12 @@ static const struct bb_option load_options[] = {
 	{ "capacity", 0, "N", "size the filter for N keys at least: room to grow", opt_capacity,
 	  F(capacity), NG, NULL },
 	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
+	{ "max-entries", 0, "N", "refuse lists of more than N entries in all (default\n"
+	  "50M; 0: no bound): what parsing them may take is bounded", opt_max_entries,
+	  F(max_entries), NG, NULL },
+	{ "max-list-size", 0, "SIZE", "refuse a list larger than SIZE, inflated if it is\n"
+	  "compressed (default 4G; 0: no bound)", opt_max_list_size, F(max_list_size), NG,
+	  NULL },
 	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
 	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
 	{ "force", 0, NULL, "replace an XDP program bloomblock did not attach (default:\n"
@@ -371,6 +405,8 @@ int load_parse_args(int argc, char **argv, struct load_opts *o, bool build)
 	memset(o, 0, sizeof(*o));
 	o->build = build;
 	o->fpr = BB_FPR_DEFAULT;
+	o->max_entries = BB_MAX_ENTRIES_DEFAULT;
+	o->max_list_size = BB_MAX_LIST_SIZE_DEFAULT;
 	err = bb_options_parse(argc, argv, load_options, o, list_arg_add, o);
 	if (err == -EAGAIN) {
 		load_usage(stdout, build);
