@@ -261,6 +261,15 @@ void bb_filter_from_image(struct bb_filter *f, const struct bb_block *image);
  * lengths). 1 allowed, 0 not.
  */
 int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry);
+/*
+ * A name as a packet's parser left it in a key buffer (BB_KEYBUF_BYTES, its length
+ * len as bb_dns_qname(), bb_name_finish() or bb_http_request() give it), matched as the
+ * kernel matches it (bb_match_name(), the same enumeration): 1 listed, 0 not; and
+ * *allowed, when listed, whether the allowlist lets it through. For the differential
+ * test, which asks this of what the kernel asked its own copy.
+ */
+int bb_image_match_name_key(const struct bb_block *image, const __u8 *keybuf, __u32 len,
+			    int *allowed);
 
 /*
  * Change the allowlist of a live image (the live map, mapped writable) in place, as
