@@ -36,6 +36,7 @@
 #include "feed.h"
 #include "metrics.h"
 #include "pins.h"
+#include "privs.h"
 #include "state.h"
 
 #define BB_STATE_RUN_LOCK	"run.lock"	/* held by the one bloomblock run of an instance */
@@ -758,6 +759,21 @@ int cmd_run(int argc, char **argv)
 	if (err) {
 		pr_err("cannot write the heartbeat: %s\n", strerror(-err));
 		goto out;
+	}
+	/* the capabilities a reload needs, no more: while this is the only thread */
+	{
+		char said[200];
+		int port = o.maddr.ss_family == AF_INET6 ?
+			   ntohs(((struct sockaddr_in6 *)&o.maddr)->sin6_port) :
+			   ntohs(((struct sockaddr_in *)&o.maddr)->sin_port);
+
+		err = bb_caps_drop(o.metrics && port < 1024, said, sizeof(said));
+		if (err) {
+			pr_err("cannot drop capabilities: %s\n", strerror(-err));
+			bb_confirm_beat(&s.c, true);
+			goto out;
+		}
+		pr_info("capabilities: %s\n", said);
 	}
 	if (o.metrics) {
 		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |

@@ -82,6 +82,33 @@ wait "$daemon"
 check_match "... and stops on SIGTERM" '^<6>stopped \(SIGTERM\)' "$(cat "$BB_TMP/run.log")"
 check_no_match "... with no error on the way" '^<3>' "$(cat "$BB_TMP/run.log")"
 
+# ---- the daemon as plain root drops to those four once started --------------------
+# (CAP_BPF 39, CAP_PERFMON 38, CAP_SYS_ADMIN 21, CAP_NET_ADMIN 12), its bounding set
+# too, with no new privileges; a SIGHUP's reload (a child load) still works with them
+FOUR=000000c000201000
+: >"$BB_TMP/run.log"
+timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$BB_TMP/run.log" 2>&1 &
+daemon=$!
+for _ in $(seq 1 100); do grep -q '^<6>serving /sys' "$BB_TMP/run.log" && break; sleep 0.1; done
+dpid=$(pgrep -P "$daemon" | head -n 1)
+st=$(cat "/proc/$dpid/status" 2>/dev/null)
+check_match "run --config as root says what it kept and dropped" \
+	'^<6>capabilities: kept CAP_BPF CAP_NET_ADMIN CAP_PERFMON CAP_SYS_ADMIN; dropped [0-9]+ others \(the bounding set too\), no new privileges' \
+	"$(cat "$BB_TMP/run.log")"
+for set in CapEff CapPrm CapBnd; do
+	check_eq "... its $set is the four" "$(sed -n "s/^$set:\t//p" <<<"$st")" "$FOUR"
+done
+check_eq "... none inheritable, none ambient" "$(sed -n 's/^Cap\(Inh\|Amb\):\t//p' <<<"$st" | sort -u)" 0000000000000000
+check_eq "... no new privileges" "$(sed -n 's/^NoNewPrivs:\t//p' <<<"$st")" 1
+gen=$(bb_status '.filter.generation')
+kill -HUP "$dpid"
+for _ in $(seq 1 50); do grep -q '^<6>SIGHUP: loaded' "$BB_TMP/run.log" && break; sleep 0.1; done
+check_match "... and a SIGHUP's reload succeeds with them" '^<6>SIGHUP: loaded' "$(cat "$BB_TMP/run.log")"
+check_eq "... a new filter live" "$(bb_status '.filter.generation')" "$((gen + 1))"
+kill -TERM "$dpid" 2>/dev/null
+wait "$daemon"
+check_no_match "... with no error on the way" '^<3>' "$(cat "$BB_TMP/run.log")"
+
 # ---- what the kernel demands of them ---------------------------------------------
 without() { printf '%s\n' "$caps" | tr ',' '\n' | grep -vx "+$1" | paste -sd, -; }
 run as "$(without sys_admin)" status
