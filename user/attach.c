@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
@@ -17,12 +19,44 @@
 #include "attach.h"
 #include "common.h"
 
+unsigned long long bb_netns_id(void)
+{
+	static unsigned long long id;
+	struct stat st;
+
+	if (!id && !stat("/proc/self/ns/net", &st))
+		id = (unsigned long long)st.st_ino;
+	return id;
+}
+
+/*
+ * An XDP link's pin: link_xdp_IFNAME:NETNS, the network namespace (its inode, as
+ * /proc/PID/ns/net names it) the interface was attached in, so that two namespaces'
+ * eth0 are two attachments, each found, said and detached where it is. ':' is never
+ * in an interface name. A pin from before (link_xdp_IFNAME) is this namespace's.
+ */
+static int link_pin_name(char *buf, size_t size, const char *ifname)
+{
+	int n = snprintf(buf, size, "%s%s:%llu", BB_PIN_LINK_PREFIX, ifname, bb_netns_id());
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* This namespace's pin for ifname: the one that exists (a pin from before too). */
 static int link_pin_path(char *buf, size_t size, const char *pin_dir, const char *ifname)
 {
-	char name[64];
+	char name[80];
+	int err = link_pin_name(name, sizeof(name), ifname);
 
-	snprintf(name, sizeof(name), "%s%s", BB_PIN_LINK_PREFIX, ifname);
-	return bb_pin_path(buf, size, pin_dir, name);
+	err = err ?: bb_pin_path(buf, size, pin_dir, name);
+	if (!err && access(buf, F_OK)) {
+		char legacy[80];
+
+		snprintf(legacy, sizeof(legacy), "%s%s", BB_PIN_LINK_PREFIX, ifname);
+		if (!bb_pin_path(legacy, sizeof(legacy), pin_dir, legacy) && !access(legacy, F_OK))
+			snprintf(buf, size, "%s", legacy);
+	}
+	return err;
 }
 
 const char *bb_hook_name(enum bb_hook hook)
@@ -437,6 +471,26 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	return 0;
 }
 
+int bb_detach_pin(const char *pin_dir, const struct bb_attachment *a)
+{
+	char path[512];
+	int fd, err;
+
+	if (!a->elsewhere)
+		return bb_detach(pin_dir, a->ifname);
+	/* another namespace's: its link goes with the pin; its tc helper is not reachable
+	 * from here, and does nothing without the XDP program */
+	err = bb_pin_path(path, sizeof(path), pin_dir, a->pin);
+	if (err)
+		return err;
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	return unlink(path) ? -errno : 0;
+}
+
 int bb_detach(const char *pin_dir, const char *ifname)
 {
 	char path[512];
@@ -471,14 +525,23 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 		struct bb_attachment *a = &out[count];
-		char path[512];
+		char path[512], *colon;
 		int fd;
 
 		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix))
 			continue;
+		if (strlen(de->d_name) >= sizeof(a->pin))
+			continue;	/* not a name bloomblock makes */
 		memset(a, 0, sizeof(*a));
 		a->hook = BB_HOOK_XDP;
+		memcpy(a->pin, de->d_name, strlen(de->d_name) + 1);
 		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + prefix);
+		colon = strchr(a->ifname, ':');
+		if (colon) {
+			*colon = '\0';
+			a->netns = strtoull(colon + 1, NULL, 10);
+		}
+		a->elsewhere = a->netns && a->netns != bb_netns_id();
 		if (bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
 			continue;
 		fd = bpf_obj_get(path);
@@ -487,7 +550,8 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 				a->link_id = info.id;
 				a->prog_id = info.prog_id;
 				a->ifindex = (int)info.xdp.ifindex;
-				a->mode = bb_xdp_mode_of(a->ifindex);
+				/* the mode is asked of this namespace's interfaces only */
+				a->mode = a->elsewhere ? BB_XDP_AUTO : bb_xdp_mode_of(a->ifindex);
 			}
 			close(fd);
 		}

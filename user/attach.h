@@ -3,6 +3,7 @@
 #ifndef BB_ATTACH_H
 #define BB_ATTACH_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "pins.h"
@@ -37,6 +38,9 @@ struct bb_targets {
 struct bb_attachment {
 	enum bb_hook hook;
 	char ifname[32];	/* XDP: from the pin name */
+	char pin[80];		/* XDP: the link's pin, in the pin dir */
+	unsigned long long netns;	/* XDP: the network namespace attached in; 0 unknown */
+	bool elsewhere;		/* XDP: another network namespace's interface */
 	int ifindex;		/* 0 when the interface is gone */
 	__u32 link_id;
 	__u32 prog_id;
@@ -47,7 +51,11 @@ const char *bb_xdp_mode_name(enum bb_xdp_mode mode);
 /* The mode our program runs in on ifindex, from the kernel; BB_XDP_AUTO if unknown. */
 enum bb_xdp_mode bb_xdp_mode_of(int ifindex);
 
-/* Is ifname attached by this instance? */
+/* This network namespace, as /proc/self/ns/net's inode number says it. */
+unsigned long long bb_netns_id(void);
+/* Detach one attachment bb_attachments() listed, another namespace's too. */
+int bb_detach_pin(const char *pin_dir, const struct bb_attachment *a);
+/* Is ifname (of this network namespace) attached by this instance? */
 int bb_attached(const char *pin_dir, const char *ifname);
 /*
  * Attach the instance's program to ifname and pin the link. *used says which mode.

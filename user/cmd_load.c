@@ -590,7 +590,7 @@ static int guard_setup(struct load_run *run, struct load_opts *o, char *path, si
 	for (i = 0; i < n_att && n < sizeof(ifnames) / sizeof(ifnames[0]); i++) {
 		for (j = 0; j < (int)n && strcmp(ifnames[j], att[i].ifname); j++)
 			;
-		if (j == (int)n && att[i].ifindex)
+		if (j == (int)n && att[i].ifindex && !att[i].elsewhere)
 			ifnames[n++] = att[i].ifname;
 	}
 	bb_guard_collect(&run->guard, ifnames, n, NULL);

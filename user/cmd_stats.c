@@ -686,13 +686,16 @@ static void status_json(const struct status_view *v)
 	json_t *ifaces = json_array();
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I}",
+		json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:b}",
 			"ifname", att[i].ifname, "ifindex", att[i].ifindex,
 			"hook", bb_hook_name(att[i].hook),
 			"xdp_mode", att[i].hook == BB_HOOK_XDP ?
 				    bb_xdp_mode_name(att[i].mode) : "none",
 			"link_id", (json_int_t)att[i].link_id,
-			"prog_id", (json_int_t)att[i].prog_id));
+			"prog_id", (json_int_t)att[i].prog_id,
+			"netns", (json_int_t)(att[i].hook == BB_HOOK_XDP && att[i].netns ?
+					      att[i].netns : bb_netns_id()),
+			"other_netns", att[i].elsewhere));
 	json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
 				"s:o, s:o}}",
 		"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
@@ -772,13 +775,21 @@ static void status_text(const struct status_view *v)
 	int n_checks;
 
 	printf("pin dir      %s\n", bb_opts.pin_dir);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (att[i].elsewhere) {
+			printf("interface    %s in another network namespace (net:[%llu]; xdp, link "
+			       "%u, prog %u)%s: status and unload -i act on it there\n",
+			       att[i].ifname, att[i].netns, att[i].link_id, att[i].prog_id,
+			       att[i].ifindex ? "" : " - interface gone, link is dead");
+			continue;
+		}
 		printf("interface    %s (ifindex %d, %s%s%s, link %u, prog %u)%s\n", att[i].ifname,
 		       att[i].ifindex, bb_hook_name(att[i].hook),
 		       att[i].hook == BB_HOOK_XDP ? " " : "",
 		       att[i].hook == BB_HOOK_XDP ? bb_xdp_mode_name(att[i].mode) : "",
 		       att[i].link_id, att[i].prog_id,
 		       att[i].ifindex ? "" : " - interface gone, link is dead");
+	}
 	if (n <= 0)
 		printf("interface    none\n");
 	for (i = 0; i < n && att[i].hook != BB_HOOK_XDP; i++)
@@ -799,7 +810,7 @@ static void status_text(const struct status_view *v)
 		       "would not fit)" : "NXDOMAIN", cfg->answer_cost_ns ?
 		       1000000000U / cfg->answer_cost_ns : BB_ANSWER_RATE);
 		for (i = 0; i < n; i++)
-			if (att[i].hook == BB_HOOK_XDP && att[i].ifindex > 0 &&
+			if (att[i].hook == BB_HOOK_XDP && att[i].ifindex > 0 && !att[i].elsewhere &&
 			    !bb_xdp_reset_attached(bb_opts.pin_dir, att[i].ifindex))
 				printf("             %s: no reset helper at tc ingress: a blocked "
 				       "connection is reset on the server's side only (load again)\n",

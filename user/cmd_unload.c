@@ -57,10 +57,25 @@ static int tc_off(int ifindex, int egress)
 	return 1;
 }
 
+/* Whether ifname is attached in another network namespace (which, in *netns). */
+static bool elsewhere(const char *ifname, unsigned long long *netns)
+{
+	struct bb_attachment att[MAX_ATTACHMENTS];
+	int n = bb_attachments(bb_opts.pin_dir, att, MAX_ATTACHMENTS), i;
+
+	for (i = 0; i < n; i++)
+		if (att[i].elsewhere && !strcmp(att[i].ifname, ifname)) {
+			*netns = att[i].netns;
+			return true;
+		}
+	return false;
+}
+
 /* The hooks asked for on one interface. 0, or -errno (said). */
 static int unload_iface(const struct unload_opts *u, const char *ifname)
 {
 	int ifindex = (int)if_nametoindex(ifname), gone = 0, err = 0, e, egress;
+	unsigned long long netns;
 
 	for (egress = 0; egress < 2 && ifindex; egress++) {
 		if (u->targets.any_hook && !u->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
@@ -79,6 +94,10 @@ static int unload_iface(const struct unload_opts *u, const char *ifname)
 		pr_err("%s: cannot detach: %s\n", ifname, strerror(-err));
 	else if (gone)
 		pr_info("%s: detached\n", ifname);
+	else if (elsewhere(ifname, &netns))
+		pr_warn("%s: attached in another network namespace (net:[%llu]), not this one's "
+			"%s: unload it there (nsenter --net=... bloomblock unload -i %s), or "
+			"unload --all\n", ifname, netns, ifname, ifname);
 	else if (!ifindex)
 		pr_warn("%s: no such interface, and nothing of bloomblock attached to it\n",
 			ifname);
@@ -95,7 +114,7 @@ static void unload_everything(void)
 
 	for (i = 0; i < n; i++) {
 		if (att[i].hook == BB_HOOK_XDP)
-			bb_detach(bb_opts.pin_dir, att[i].ifname);
+			bb_detach_pin(bb_opts.pin_dir, &att[i]);
 		else
 			tc_off(att[i].ifindex, att[i].hook == BB_HOOK_TC_EGRESS);
 	}

@@ -37,7 +37,10 @@ check_ge "... and they saw drops" "$(jq -r .dropped <<<"$b")" 1
 run bpftool prog show pinned "$BB_PIN_DIR/prog_xdp"
 check_match "the pinned program is an XDP program" 'xdp' "$out"
 st=$(bb status -j)
-run bpftool -j link show pinned "$BB_PIN_DIR/link_xdp_bbd0"
+link_pin=$(ls "$BB_PIN_DIR"/link_xdp_bbd0:* 2>/dev/null)	# :NETNS, the namespace's inode
+check_eq "the link's pin names bbd0 and this network namespace" "$link_pin" \
+	"$BB_PIN_DIR/link_xdp_bbd0:$(stat -L -c %i "/run/netns/$NS_DUT")"
+run bpftool -j link show pinned "$link_pin"
 check_eq "the pinned link is the XDP link status reports for bbd0" \
 	"$(jq -r '"\(.type) \(.id) \(.prog_id)"' <<<"$out" 2>&1)" \
 	"$(jq -r '.interfaces[] | select(.ifname == "bbd0") | "xdp \(.link_id) \(.prog_id)"' <<<"$st")"
