@@ -153,7 +153,8 @@ after_kill() {
 		mid_n=$((mid_n + 1)) outcome=mid
 	else
 		bad=$((bad + 1))
-		bad_first=${bad_first:-"$kind: verdicts '$got', neither '$want_old' nor '$want_new'"}
+		[ -n "$bad_first" ] || sleep 0.5	# what it was once more, a moment later
+		bad_first=${bad_first:-"$kind: verdicts '$got', neither '$want_old' nor '$want_new'; a moment later '$(verdicts "$@")'; allow --list: $(bb allow --list 2>&1 | tr '\n' ' ')"}
 	fi
 }
 # recovered KIND WANT CMD...: CMD succeeds; then the verdicts are WANT and nothing is stale
