@@ -222,15 +222,9 @@ static int run_items(int argc, char **argv, bool add)
 	}
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
-	err = bb_instance_open(bb_opts.pin_dir, &inst);
-	if (err == -EUCLEAN) {
-		bb_instance_say_damaged(bb_opts.pin_dir);
-		return BB_EXIT_ERROR;
-	}
-	if (err) {
-		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_USAGE;
-	}
+	err = bb_instance_open_said(bb_opts.pin_dir, &inst);
+	if (err)
+		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
 	lock = bb_state_lock();	/* a load swaps filters under it: this changes the live one */
 	if (lock < 0) {
 		bb_instance_close(&inst);

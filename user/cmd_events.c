@@ -313,15 +313,9 @@ int cmd_events(int argc, char **argv)
 	}
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
-	err = bb_instance_open(bb_opts.pin_dir, &r.inst);
-	if (err == -EUCLEAN) {
-		bb_instance_say_damaged(bb_opts.pin_dir);
-		return BB_EXIT_ERROR;
-	}
-	if (err) {
-		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_USAGE;
-	}
+	err = bb_instance_open_said(bb_opts.pin_dir, &r.inst);
+	if (err)
+		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
 	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
 	     bpf_obj_get(path);
 	if (fd < 0) {
@@ -577,15 +571,9 @@ int cmd_top(int argc, char **argv)
 	}
 	if (optind != argc || bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
-	err = bb_instance_open(bb_opts.pin_dir, &t.r.inst);
-	if (err == -EUCLEAN) {
-		bb_instance_say_damaged(bb_opts.pin_dir);
-		return BB_EXIT_ERROR;
-	}
-	if (err) {
-		pr_err("nothing is loaded under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_USAGE;
-	}
+	err = bb_instance_open_said(bb_opts.pin_dir, &t.r.inst);
+	if (err)
+		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
 	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
 	     bpf_obj_get(path);
 	rb = fd < 0 ? NULL : ring_buffer__new(fd, on_top_event, &t, NULL);

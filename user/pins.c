@@ -449,6 +449,17 @@ int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
 	return (int)n;
 }
 
+int bb_instance_open_said(const char *pin_dir, struct bb_instance *inst)
+{
+	int err = bb_instance_open(pin_dir, inst);
+
+	if (err == -EUCLEAN)
+		bb_instance_say_damaged(pin_dir);
+	else if (err)
+		pr_err("nothing is loaded under %s: %s\n", pin_dir, strerror(-err));
+	return err;
+}
+
 void bb_instance_say_damaged(const char *pin_dir)
 {
 	pr_err("the instance under %s is damaged or half made: pins of it are gone (deleted "

@@ -66,6 +66,8 @@ int bb_instance_repair(const char *pin_dir, char *said, size_t size);
 int bb_instance_refill(struct bb_instance *inst);
 /* What of an open instance is damaged, said in said: 0 when nothing. */
 int bb_instance_check(const struct bb_instance *inst, char *said, size_t size);
+/* bb_instance_open(), its failure said: damaged, or nothing loaded (and why). */
+int bb_instance_open_said(const char *pin_dir, struct bb_instance *inst);
 /* The error for -EUCLEAN: what is wrong, and what repairs or removes it. */
 void bb_instance_say_damaged(const char *pin_dir);
 /* Load the programs of families (enum bb_family) and pin them and the maps. */
