@@ -759,22 +759,11 @@ static void status_json(const struct status_view *v)
 }
 
 /* status: the attachments, the filter, the allowlist, the state, the guard. */
-static void status_text(const struct status_view *v)
+/* One line an attachment: this namespace's, or another's, said as such. */
+static void interfaces_text(const struct bb_attachment *att, int n)
 {
-	const struct bb_attachment *att = v->att;
-	const struct bb_header *hdr = v->hdr;
-	const struct bb_allow_header *ah = v->ah;
-	const struct bb_config *cfg = v->cfg;
-	struct bb_image img = v->img;
-	struct bb_index_view index = v->index;
-	const unsigned int *probes = v->probes;
-	const double *check_fpr = v->check_fpr, *check_fill = v->check_fill;
-	double fpr = v->fpr, fill_fpr = v->fill_fpr;
-	long kept = v->kept;
-	int n = v->n, i;
-	int n_checks;
+	int i;
 
-	printf("pin dir      %s\n", bb_opts.pin_dir);
 	for (i = 0; i < n; i++) {
 		if (att[i].elsewhere) {
 			printf("interface    %s in another network namespace (net:[%llu]; xdp, link "
@@ -792,6 +781,25 @@ static void status_text(const struct status_view *v)
 	}
 	if (n <= 0)
 		printf("interface    none\n");
+}
+
+static void status_text(const struct status_view *v)
+{
+	const struct bb_attachment *att = v->att;
+	const struct bb_header *hdr = v->hdr;
+	const struct bb_allow_header *ah = v->ah;
+	const struct bb_config *cfg = v->cfg;
+	struct bb_image img = v->img;
+	struct bb_index_view index = v->index;
+	const unsigned int *probes = v->probes;
+	const double *check_fpr = v->check_fpr, *check_fill = v->check_fill;
+	double fpr = v->fpr, fill_fpr = v->fill_fpr;
+	long kept = v->kept;
+	int n = v->n, i;
+	int n_checks;
+
+	printf("pin dir      %s\n", bb_opts.pin_dir);
+	interfaces_text(att, n);
 	for (i = 0; i < n && att[i].hook != BB_HOOK_XDP; i++)
 		;
 	if (i < n) {
