@@ -137,7 +137,12 @@ int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
 	return hdr && image_test_hash(image, hdr, bb_key_hash(key, len, hdr->seed));
 }
 
-static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
+/*
+ * Is addr listed at a prefix length no longer than max_plen (a prefix shorter than an
+ * address: what covers all of addr/max_plen)? The kernel asks whole addresses only, by
+ * bb_match_ip4/6() below; this is the part of a prefix query it has no twin of.
+ */
+static int match_within(const struct bb_block *image, const __u8 *addr, bool v4, int max_plen)
 {
 	const struct bb_header *hdr = image_header(image);
 	const __u8 *plens;
@@ -170,16 +175,6 @@ static int match_ip(const struct bb_block *image, const __u8 *addr, bool v4, int
 		}
 	}
 	return 0;
-}
-
-int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4])
-{
-	return match_ip(image, addr, true, 32);
-}
-
-int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16])
-{
-	return match_ip(image, addr, false, 128);
 }
 
 /* Prefix addr/plen, plen <= 16: every one of its /16 bits is set in the short table. */
@@ -218,8 +213,10 @@ static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool 
 		return 0;
 	if (plen <= BB_SHORT_PLEN)
 		return short_covers(image, hdr, addr_in, v4, plen);
-	if (plen >= width || match_ip(image, addr_in, v4, plen))
-		return plen >= width ? match_ip(image, addr_in, v4, width) : 1;
+	if (plen >= width)
+		return v4 ? bb_image_match_ip4(image, addr_in) : bb_image_match_ip6(image, addr_in);
+	if (match_within(image, addr_in, v4, plen))
+		return 1;
 	plens = v4 ? hdr->v4_plens : hdr->v6_plens;
 	for (i = 0; i < (v4 ? hdr->n_v4_plens : hdr->n_v6_plens); i++)
 		if (plens[i] > plen && (!l || plens[i] < l))
@@ -229,7 +226,7 @@ static int match_prefix(const struct bb_block *image, const __u8 *addr_in, bool 
 	memcpy(addr, addr_in, bytes);
 	count = 1ULL << (l - plen);
 	for (j = 0; j < count; j++) {
-		if (!match_ip(image, addr, v4, l))
+		if (!match_within(image, addr, v4, l))
 			return 0;
 		if (j + 1 < count)
 			addr_step(addr, bytes, l);
@@ -280,6 +277,21 @@ static __always_inline int bb_match_short(const struct image_match *c, int v4, c
 }
 
 #include "bb_match.h"
+
+/* A whole address as the kernel matches it: bb_match_ip4/6(), over the image. */
+int bb_image_match_ip4(const struct bb_block *image, const __u8 addr[4])
+{
+	struct image_match m = { image, image_header(image), NULL, NULL, NULL };
+
+	return m.hdr && bb_match_ip4(&m, addr);
+}
+
+int bb_image_match_ip6(const struct bb_block *image, const __u8 addr[16])
+{
+	struct image_match m = { image, image_header(image), NULL, NULL, NULL };
+
+	return m.hdr && bb_match_ip6(&m, addr);
+}
 
 /* A name as a packet's parser leaves it in the key buffer (lowercase, dots recorded). */
 static int name_into_key(__u8 *key, const char *name, size_t len, __u32 *out)
