@@ -147,37 +147,25 @@ static int check_image(const struct bb_block *image, __u64 bytes, char *why, siz
 	return 0;
 }
 
-int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
+/* path mapped read-only into f (map, size); 0 or -errno, the reason in why. */
+static int bbf_map(const char *path, struct bbf_file *f, char *why, size_t why_size)
 {
-	const struct bbf_section *sec;
-	struct bbf_header h;
 	struct stat st;
-	__u64 end = 0, expect;
-	unsigned int i;
-	const __u8 *b;
 	int fd, err;
 
-	memset(f, 0, sizeof(*f));
-	why[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0 || fstat(fd, &st)) {
 		err = -errno;
-		WHY("%s", strerror(-err));
-		return err;
-	}
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		WHY("%s", strerror(-err));
 		return err;
 	}
 	f->size = (size_t)st.st_size;
-	if (f->size < sizeof(h)) {
+	if (f->size < sizeof(struct bbf_header)) {
 		close(fd);
-		{
 		WHY("%zu bytes: shorter than a filter file's header", f->size);
 		return -EBADMSG;
-	}
 	}
 	f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -187,73 +175,89 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 		WHY("cannot map it: %s", strerror(-err));
 		return err;
 	}
-	b = f->map;
-	memcpy(&h, b, sizeof(h));
-	err = -EBADMSG;
+	return 0;
+}
+
+/* The file's header h (a copy): magic, byte order, checksum, version, kind, size. */
+static int header_check(struct bbf_header h, size_t size, char *why, size_t why_size)
+{
+	__u64 expect;
+
 	if (memcmp(h.magic, BBF_MAGIC, sizeof(h.magic))) {
 		WHY("not a bloomblock filter file (no BBFILTER magic)");
-		goto bad;
+		return -EBADMSG;
 	}
 	if (h.byte_order != BBF_BYTE_ORDER) {
-		err = -EPROTO;
 		WHY(h.byte_order == __builtin_bswap32(BBF_BYTE_ORDER) ?
 		    "written on a machine of the other byte order" : "a corrupt byte-order mark");
-		goto bad;
+		return -EPROTO;
 	}
 	expect = h.header_xxh;
 	h.header_xxh = 0;
 	if (XXH64(&h, sizeof(h), 0) != expect) {
 		WHY("its header is corrupt (checksum)");
-		goto bad;
+		return -EBADMSG;
 	}
 	if (h.version != BBF_VERSION) {
-		err = -EPROTO;
 		WHY("filter file version %u; this bloomblock reads version %u", h.version,
 		    (unsigned int)BBF_VERSION);
-		goto bad;
+		return -EPROTO;
 	}
 	if (h.kind != BBF_KIND_FILTER) {
-		err = -EPROTO;
 		WHY("a file of kind %u, not a filter (kind %u)", h.kind,
 		    (unsigned int)BBF_KIND_FILTER);
-		goto bad;
+		return -EPROTO;
 	}
-	if (h.file_size != f->size) {
-		WHY("%zu bytes, its header says %llu: %s", f->size,
-		    (unsigned long long)h.file_size, f->size < h.file_size ? "truncated" :
-		    "bytes after its end");
-		goto bad;
+	if (h.file_size != size) {
+		WHY("%zu bytes, its header says %llu: %s", size, (unsigned long long)h.file_size,
+		    size < h.file_size ? "truncated" : "bytes after its end");
+		return -EBADMSG;
 	}
-	if (!h.n_sections || h.n_sections > BBF_MAX_SECTIONS ||
-	    sizeof(h) + h.n_sections * sizeof(*sec) > f->size) {
+	return 0;
+}
+
+/*
+ * The section table after header h: every section inside the file, in order, zero
+ * padding between, each checksum right; the known ones found (f->image, sources,
+ * index). 0 or -EBADMSG, the reason in why.
+ */
+static int sections_read(struct bbf_file *f, const struct bbf_header *h, char *why,
+			 size_t why_size)
+{
+	const __u8 *b = f->map;
+	const struct bbf_section *sec = (const void *)(b + sizeof(*h));
+	__u64 end;
+	unsigned int i;
+
+	if (!h->n_sections || h->n_sections > BBF_MAX_SECTIONS ||
+	    sizeof(*h) + h->n_sections * sizeof(*sec) > f->size) {
 		WHY("its section table is corrupt");
-		goto bad;
+		return -EBADMSG;
 	}
-	sec = (const void *)(b + sizeof(h));
-	if (XXH64(sec, h.n_sections * sizeof(*sec), 0) != h.table_xxh) {
+	if (XXH64(sec, h->n_sections * sizeof(*sec), 0) != h->table_xxh) {
 		WHY("its section table is corrupt (checksum)");
-		goto bad;
+		return -EBADMSG;
 	}
-	end = sizeof(h) + h.n_sections * sizeof(*sec);
-	for (i = 0; i < h.n_sections; i++) {
+	end = sizeof(*h) + h->n_sections * sizeof(*sec);
+	for (i = 0; i < h->n_sections; i++) {
 		__u64 o = sec[i].offset, n = sec[i].size, j;
 
 		if (o % BBF_ALIGN || o < end || o > f->size || n > f->size - o) {
 			WHY("section %u lies outside the file", i);
-			goto bad;
+			return -EBADMSG;
 		}
 		for (j = end; j < o; j++)	/* the padding before it */
 			if (b[j]) {
 				WHY("a byte between sections is not zero (offset %llu)",
 				    (unsigned long long)j);
-				goto bad;
+				return -EBADMSG;
 			}
 		if (XXH64(b + o, n, 0) != sec[i].xxh) {
 			WHY("its %s section is corrupt (checksum)",
 			    sec[i].type == BBF_SEC_IMAGE ? "filter" :
 			    sec[i].type == BBF_SEC_SOURCES ? "sources" :
 			    sec[i].type == BBF_SEC_INDEX ? "index" : "unknown");
-			goto bad;
+			return -EBADMSG;
 		}
 		if (sec[i].type == BBF_SEC_IMAGE) {
 			f->image = (const void *)(b + o);
@@ -269,20 +273,35 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 	}
 	if (end != f->size) {
 		WHY("bytes after its last section");
-		goto bad;
+		return -EBADMSG;
 	}
 	if (!f->image) {
 		WHY("no filter section");
-		goto bad;
+		return -EBADMSG;
 	}
-	err = check_image(f->image, f->image_bytes, why, why_size);
+	return 0;
+}
+
+int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
+{
+	struct bbf_header h;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	why[0] = '\0';
+	err = bbf_map(path, f, why, why_size);
 	if (err)
-		goto bad;
+		return err;
+	memcpy(&h, f->map, sizeof(h));
+	err = header_check(h, f->size, why, why_size) ?:
+	      sections_read(f, &h, why, why_size) ?:
+	      check_image(f->image, f->image_bytes, why, why_size);
+	if (err) {
+		bbf_close(f);
+		return err;
+	}
 	f->hdr = f->map;
 	return 0;
-bad:
-	bbf_close(f);
-	return err;
 }
 
 void bbf_close(struct bbf_file *f)
