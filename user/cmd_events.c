@@ -234,7 +234,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int cmd_events(int argc, char **argv)
+/* What events was asked for: its options. */
+struct events_args {
+	const char *pcap_path;
+	double timeout;		/* --follow: seconds, 0 for none */
+	bool follow;
+};
+
+/* events' options into r and a; 0, or the exit code (-1: --help, answered). */
+static int events_args(int argc, char **argv, struct run *r, struct events_args *a)
 {
 	static const struct option long_opts[] = {
 		{ "follow", no_argument, NULL, 'f' },
@@ -247,61 +255,56 @@ int cmd_events(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *pcap_path = NULL;
-	struct run r = { 0 };
-	struct ring_buffer *rb = NULL;
-	struct timespec mono, real;
-	double timeout = 0;
-	bool follow = false;
-	char path[512], *end;
-	int opt, fd, err, ret = BB_EXIT_OK;
+	char *end;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "fn:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			follow = true;
+			a->follow = true;
 			break;
 		case 'n':
-			r.count = strtol(optarg, &end, 10);
-			if (*end || r.count <= 0) {
+			r->count = strtol(optarg, &end, 10);
+			if (*end || r->count <= 0) {
 				pr_err("--count: a number above 0\n");
 				return BB_EXIT_USAGE;
 			}
 			break;
 		case 't':
-			timeout = strtod(optarg, &end);
-			if (*end || timeout <= 0) {
+			a->timeout = strtod(optarg, &end);
+			if (*end || a->timeout <= 0) {
 				pr_err("--timeout: seconds above 0\n");
 				return BB_EXIT_USAGE;
 			}
 			break;
 		case 'k':
 			if (name_bit(what_names, sizeof(what_names) / sizeof(what_names[0]), optarg,
-				     &r.kinds)) {
+				     &r->kinds)) {
 				pr_err("--kind: src, dst, dns, sni, host or url, not %s\n", optarg);
 				return BB_EXIT_USAGE;
 			}
 			break;
 		case 'v':
 			if (name_bit(verdict_names, sizeof(verdict_names) / sizeof(verdict_names[0]),
-				     optarg, &r.verdicts)) {
+				     optarg, &r->verdicts)) {
 				pr_err("--verdict: dropped, flagged or allowed, not %s\n", optarg);
 				return BB_EXIT_USAGE;
 			}
 			break;
 		case 'i':
-			if (r.n_ifindex == 16 || !(r.ifindex[r.n_ifindex] = (int)if_nametoindex(optarg))) {
+			if (r->n_ifindex == 16 ||
+			    !(r->ifindex[r->n_ifindex] = (int)if_nametoindex(optarg))) {
 				pr_err("--interface %s: no such interface here\n", optarg);
 				return BB_EXIT_USAGE;
 			}
-			r.n_ifindex++;
+			r->n_ifindex++;
 			break;
 		case 'p':
-			pcap_path = optarg;
+			a->pcap_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			return BB_EXIT_OK;
+			return -1;
 		default:
 			usage(stderr);
 			return BB_EXIT_USAGE;
@@ -311,6 +314,42 @@ int cmd_events(int argc, char **argv)
 		usage(stderr);
 		return BB_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* What the ring holds now, or (--follow) until a signal, --count or --timeout. */
+static int events_read(struct ring_buffer *rb, const struct events_args *a)
+{
+	struct timespec t0, now;
+	int err;
+
+	if (!a->follow)
+		return ring_buffer__consume(rb);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (err = 0; !stop && err >= 0;) {
+		err = ring_buffer__poll(rb, 200);
+		if (err == -EINTR)
+			err = 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (a->timeout > 0 && (double)(now.tv_sec - t0.tv_sec) +
+		    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= a->timeout)
+			break;
+	}
+	return err;
+}
+
+int cmd_events(int argc, char **argv)
+{
+	struct events_args a = { 0 };
+	struct run r = { 0 };
+	struct ring_buffer *rb = NULL;
+	struct timespec mono, real;
+	char path[512];
+	int fd, err, ret = BB_EXIT_OK;
+
+	err = events_args(argc, argv, &r, &a);
+	if (err)
+		return err < 0 ? BB_EXIT_OK : err;
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
 	err = bb_instance_open_said(bb_opts.pin_dir, &r.inst);
@@ -329,12 +368,12 @@ int cmd_events(int argc, char **argv)
 	r.mono_to_real_ns = (__u64)real.tv_sec * 1000000000ULL + (__u64)real.tv_nsec -
 			    ((__u64)mono.tv_sec * 1000000000ULL + (__u64)mono.tv_nsec);
 	r.left = r.count;
-	if (pcap_path) {
+	if (a.pcap_path) {
 		char why[256];
 
-		r.pcap = bb_pcap_open(pcap_path, BB_EVENT_PKT_MAX, why, sizeof(why));
+		r.pcap = bb_pcap_open(a.pcap_path, BB_EVENT_PKT_MAX, why, sizeof(why));
 		if (!r.pcap) {
-			pr_err("%s: %s\n", pcap_path, why);
+			pr_err("%s: %s\n", a.pcap_path, why);
 			ret = BB_EXIT_ERROR;
 			goto out;
 		}
@@ -347,22 +386,7 @@ int cmd_events(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (!follow) {
-		err = ring_buffer__consume(rb);
-	} else {
-		struct timespec t0, now;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (err = 0; !stop && err >= 0;) {
-			err = ring_buffer__poll(rb, 200);
-			if (err == -EINTR)
-				err = 0;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (timeout > 0 && (double)(now.tv_sec - t0.tv_sec) +
-			    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= timeout)
-				break;
-		}
-	}
+	err = events_read(rb, &a);
 	if (err < 0 && err != -EINTR && err != -ECANCELED) {
 		pr_err("reading the events ring: %s\n", strerror(-err));
 		ret = BB_EXIT_ERROR;
@@ -373,7 +397,7 @@ out:
 	if (r.pcap) {
 		bb_pcap_close(r.pcap);
 		if (!bb_opts.json)
-			pr_info("%s: %lu packet%s, their first %u bytes at most\n", pcap_path,
+			pr_info("%s: %lu packet%s, their first %u bytes at most\n", a.pcap_path,
 				r.dumped, r.dumped == 1 ? "" : "s", BB_EVENT_PKT_MAX);
 	}
 	if (r.have_index)
@@ -516,6 +540,46 @@ static void tally_reset(struct tally *t)
 	t->n = 0;
 }
 
+/* One update of top: the interval's tallies (sorted here) and the counters' change (s0 to s1). */
+static void top_report(struct top_run *t, const struct bb_stats *s0,
+		       const struct bb_stats *s1, double secs, double interval, size_t limit,
+		       bool tty)
+{
+	time_t now = time(NULL);
+	char when[32];
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (bb_opts.json) {
+		json_t *j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "time", when,
+			"interval", secs, "events", (json_int_t)t->events,
+			"false_positives", (json_int_t)t->false_positives,
+			"dropped", (json_int_t)(s1->dropped - s0->dropped),
+			"packets", (json_int_t)(s1->packets - s0->packets),
+			"events_limited", (json_int_t)(s1->events_limited - s0->events_limited),
+			"events_lost", (json_int_t)(s1->events_lost - s0->events_lost));
+
+		json_object_set_new(j, "names", rows_json(&t->names, limit, secs, "name"));
+		json_object_set_new(j, "sources", rows_json(&t->sources, limit, secs, "address"));
+		json_object_set_new(j, "lists", rows_json(&t->lists, limit, secs, "list"));
+		json_dumpf(j, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(j);
+		return;
+	}
+	if (tty)
+		printf("\033[H\033[2J");
+	printf("bloomblock top  %s  every %.1fs  %s\n", when, interval, bb_opts.pin_dir);
+	printf("packets %.0f/s  dropped %.0f/s  events %.0f/s  (limited %llu, lost %llu; "
+	       "false positives %lu)\n",
+	       (double)(s1->packets - s0->packets) / secs,
+	       (double)(s1->dropped - s0->dropped) / secs, (double)t->events / secs,
+	       (unsigned long long)(s1->events_limited - s0->events_limited),
+	       (unsigned long long)(s1->events_lost - s0->events_lost), t->false_positives);
+	rows_print(&t->names, limit, secs, "top blocked names");
+	rows_print(&t->sources, limit, secs, "top sources");
+	rows_print(&t->lists, limit, secs, "hits per list");
+}
+
 int cmd_top(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -587,8 +651,6 @@ int cmd_top(int argc, char **argv)
 	for (round = 0; !stop && (!rounds || round < rounds); round++) {
 		struct timespec a, b;
 		double secs;
-		time_t now;
-		char when[32];
 
 		tally_reset(&t.names);
 		tally_reset(&t.sources);
@@ -603,39 +665,7 @@ int cmd_top(int argc, char **argv)
 		} while (!stop && (err >= 0 || err == -EINTR) && secs < interval);
 		ring_buffer__consume(rb);
 		bb_stats_read(&t.r.inst, &s1);
-		now = time(NULL);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-		if (bb_opts.json) {
-			json_t *j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "time", when,
-				"interval", secs, "events", (json_int_t)t.events,
-				"false_positives", (json_int_t)t.false_positives,
-				"dropped", (json_int_t)(s1.dropped - s0.dropped),
-				"packets", (json_int_t)(s1.packets - s0.packets),
-				"events_limited", (json_int_t)(s1.events_limited - s0.events_limited),
-				"events_lost", (json_int_t)(s1.events_lost - s0.events_lost));
-
-			json_object_set_new(j, "names", rows_json(&t.names, (size_t)limit, secs, "name"));
-			json_object_set_new(j, "sources", rows_json(&t.sources, (size_t)limit, secs,
-								     "address"));
-			json_object_set_new(j, "lists", rows_json(&t.lists, (size_t)limit, secs, "list"));
-			json_dumpf(j, stdout, JSON_COMPACT);
-			putchar('\n');
-			json_decref(j);
-		} else {
-			if (tty)
-				printf("\033[H\033[2J");
-			printf("bloomblock top  %s  every %.1fs  %s\n", when, interval, bb_opts.pin_dir);
-			printf("packets %.0f/s  dropped %.0f/s  events %.0f/s  (limited %llu, lost %llu; "
-			       "false positives %lu)\n",
-			       (double)(s1.packets - s0.packets) / secs,
-			       (double)(s1.dropped - s0.dropped) / secs, (double)t.events / secs,
-			       (unsigned long long)(s1.events_limited - s0.events_limited),
-			       (unsigned long long)(s1.events_lost - s0.events_lost),
-			       t.false_positives);
-			rows_print(&t.names, (size_t)limit, secs, "top blocked names");
-			rows_print(&t.sources, (size_t)limit, secs, "top sources");
-			rows_print(&t.lists, (size_t)limit, secs, "hits per list");
-		}
+		top_report(&t, &s0, &s1, secs, interval, (size_t)limit, tty);
 		fflush(stdout);
 	}
 out:
