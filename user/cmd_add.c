@@ -172,41 +172,45 @@ static int one_file(struct run *r, const char *path)
 	return 0;
 }
 
-static int run_items(int argc, char **argv, bool add)
-{
-	struct run r = { .add = add };
-	double max_fp = 0, fp_check[BB_CHECK_MAX];
+/* What add or del was asked: its items (argv[1..n_items]), files and --max-fp. */
+struct items_args {
 	const char *files[64];
-	char index_path[512], shadow_path[512];
-	struct bb_instance inst;
-	struct bb_image img;
-	int i, n = 0, n_files = 0, lock, err, ret;
+	int n_files, n_items;
+	double max_fp;		/* 0: twice the planned rate */
+};
+
+/*
+ * add's or del's arguments into a, the items moved to argv[1..]: not getopt, as an
+ * item may start with '-' (as for check). 0, or the exit code (-1: --help, answered).
+ */
+static int items_args(int argc, char **argv, bool add, struct items_args *a)
+{
 	bool items_only = false;
 	char *end;
+	int i, n = 0;
 
-	/* Not getopt: an item may start with '-', as for check. */
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *arg = argv[i];
 
-		if (!items_only && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+		if (!items_only && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
 			usage(stdout, add);
-			return BB_EXIT_OK;
+			return -1;
 		}
-		if (!items_only && !strcmp(a, "--")) {
+		if (!items_only && !strcmp(arg, "--")) {
 			items_only = true;
 			continue;
 		}
-		if (!items_only && (!strcmp(a, "-f") || !strcmp(a, "--file"))) {
-			if (i + 1 == argc || n_files == 64) {
+		if (!items_only && (!strcmp(arg, "-f") || !strcmp(arg, "--file"))) {
+			if (i + 1 == argc || a->n_files == 64) {
 				usage(stderr, add);
 				return BB_EXIT_USAGE;
 			}
-			files[n_files++] = argv[++i];
+			a->files[a->n_files++] = argv[++i];
 			continue;
 		}
-		if (!items_only && add && !strcmp(a, "--max-fp")) {
-			if (i + 1 == argc || (max_fp = strtod(argv[i + 1], &end), *end) ||
-			    !(max_fp > 0 && max_fp < 1)) {
+		if (!items_only && add && !strcmp(arg, "--max-fp")) {
+			if (i + 1 == argc || (a->max_fp = strtod(argv[i + 1], &end), *end) ||
+			    !(a->max_fp > 0 && a->max_fp < 1)) {
 				pr_err("--max-fp: a rate above 0 and below 1\n");
 				return BB_EXIT_USAGE;
 			}
@@ -215,68 +219,59 @@ static int run_items(int argc, char **argv, bool add)
 		}
 		argv[++n] = argv[i];
 	}
-	argc = n + 1;
-	if (argc < 2 && !n_files) {
+	a->n_items = n;
+	if (!n && !a->n_files) {
 		usage(stderr, add);
 		return BB_EXIT_USAGE;
 	}
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
-	err = bb_instance_open_said(bb_opts.pin_dir, &inst);
-	if (err)
-		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
-	lock = bb_state_lock();	/* a load swaps filters under it: this changes the live one */
-	if (lock < 0) {
-		bb_instance_close(&inst);
-		return BB_EXIT_ERROR;
-	}
-	err = bb_image_open_writable(&inst, &img);
-	bb_instance_close(&inst);
+	return 0;
+}
+
+/*
+ * inst's live filter (under the lock), its index and shadow opened into r->live;
+ * inst is closed. 0, or the exit code.
+ */
+static int items_open(struct run *r, struct bb_instance *inst, struct bb_image *img,
+		      char *index_path, char *shadow_path, size_t path_size)
+{
+	int err;
+
+	err = bb_image_open_writable(inst, img);
+	bb_instance_close(inst);
 	if (err) {
 		pr_err("no live filter under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		close(lock);
 		return BB_EXIT_USAGE;
 	}
-	err = bb_state_path(index_path, sizeof(index_path), BB_STATE_INDEX);
-	err = err ?: bb_state_path(shadow_path, sizeof(shadow_path), BB_STATE_SHADOW);
-	err = err ?: bb_live_open(&r.live, img.mem, index_path, shadow_path);
+	err = bb_state_path(index_path, path_size, BB_STATE_INDEX);
+	err = err ?: bb_state_path(shadow_path, path_size, BB_STATE_SHADOW);
+	err = err ?: bb_live_open(&r->live, img->mem, index_path, shadow_path);
 	if (err) {
 		pr_err("%s needs the live filter's key index, and %s/%s %s: load again%s\n",
-		       add ? "add" : "del", bb_state_dir(), BB_STATE_INDEX,
+		       r->add ? "add" : "del", bb_state_dir(), BB_STATE_INDEX,
 		       err == -ENOENT ? "is missing" : err == -ESTALE ?
 		       "is another filter's" : strerror(-err),
 		       err == -ENOENT ? " without --no-index (a filter file holds none yet)" : "");
-		bb_image_close(&img);
-		close(lock);
+		bb_image_close(img);
 		return BB_EXIT_USAGE;
 	}
-	if (r.live.shadow_built && bb_opts.debug)
+	if (r->live.shadow_built && bb_opts.debug)
 		pr_info("the counting shadow was built from the key index\n");
-	if (bb_opts.json)
-		r.results = json_array();
-	for (i = 0; i < n_files; i++) {
-		r.quiet = true;
-		if (one_file(&r, files[i]))
-			pr_err("%s: not read, nothing of it %s\n", files[i], add ? "added" : "deleted");
-	}
-	for (i = 1; i < argc; i++) {
-		r.quiet = n_files > 0 || !strcmp(argv[i], "-");
-		if (strcmp(argv[i], "-"))
-			one_item(&r, argv[i]);
-		else
-			bb_stdin_items(stdin_item, &r);
-	}
-	if (!max_fp)
-		max_fp = 2 * (r.live.meta.fp > 0 ? r.live.meta.fp : BB_FPR_DEFAULT);
-	ret = r.bad ? BB_EXIT_USAGE : r.failed ? BB_EXIT_ERROR : BB_EXIT_OK;
-	if (r.bad) {
-		pr_err("nothing %s: an item could not be parsed\n", add ? "added" : "deleted");
-		goto out;
-	}
-	err = bb_live_commit(&r.live, index_path, shadow_path, max_fp, fp_check);
-	if (err == -ENOSPC) {
-		unsigned int c;
+	return 0;
+}
 
+/* The changes in r->live made live (bb_live_commit()), and said; the exit code. */
+static int items_commit(struct run *r, const char *index_path, const char *shadow_path,
+			double max_fp, int n_files)
+{
+	double fp_check[BB_CHECK_MAX];
+	unsigned int c;
+	__u64 keys;
+	int err;
+
+	if (!max_fp)
+		max_fp = 2 * (r->live.meta.fp > 0 ? r->live.meta.fp : BB_FPR_DEFAULT);
+	err = bb_live_commit(&r->live, index_path, shadow_path, max_fp, fp_check);
+	if (err == -ENOSPC) {
 		pr_err("nothing added: a check of a packet would then be a false positive ");
 		for (c = 0; c < BB_CHECK_MAX; c++)
 			if (fp_check[c] > 0)
@@ -284,22 +279,70 @@ static int run_items(int argc, char **argv, bool add)
 					fp_check[c]);
 		fprintf(stderr, " of the time, over --max-fp %.3g: load again with more "
 			"--capacity\n", max_fp);
-		ret = BB_EXIT_ERROR;
-		goto out;
+		return BB_EXIT_ERROR;
 	}
 	if (err) {
 		pr_err("%s: %s (a crash-safe order: at worst a false positive, never a "
-		       "miss)\n", add ? "add" : "del", strerror(-err));
-		ret = BB_EXIT_ERROR;
-		goto out;
+		       "miss)\n", r->add ? "add" : "del", strerror(-err));
+		return BB_EXIT_ERROR;
 	}
-	if (r.quiet || n_files)
-		pr_info("%s %zu item%s, %zu %s; %llu key%s %s\n", add ? "added" : "deleted",
-			r.done, r.done == 1 ? "" : "s", add ? r.held : r.failed, add ? "listed already" : "not listed",
-			(unsigned long long)(add ? r.live.keys_added : r.live.keys_removed),
-			(add ? r.live.keys_added : r.live.keys_removed) == 1 ? "" : "s",
-			add ? "set" : "cleared");
-out:
+	keys = r->add ? r->live.keys_added : r->live.keys_removed;
+	if (r->quiet || n_files)
+		pr_info("%s %zu item%s, %zu %s; %llu key%s %s\n", r->add ? "added" : "deleted",
+			r->done, r->done == 1 ? "" : "s", r->add ? r->held : r->failed,
+			r->add ? "listed already" : "not listed", (unsigned long long)keys,
+			keys == 1 ? "" : "s", r->add ? "set" : "cleared");
+	return r->failed ? BB_EXIT_ERROR : BB_EXIT_OK;
+}
+
+static int run_items(int argc, char **argv, bool add)
+{
+	struct items_args a = { .n_files = 0 };
+	struct run r = { .add = add };
+	char index_path[512], shadow_path[512];
+	struct bb_instance inst;
+	struct bb_image img;
+	int i, lock, ret;
+
+	ret = items_args(argc, argv, add, &a);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
+		return BB_EXIT_USAGE;
+	ret = bb_instance_open_said(bb_opts.pin_dir, &inst);
+	if (ret)
+		return ret == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
+	lock = bb_state_lock();	/* a load swaps filters under it: this changes the live one */
+	if (lock < 0) {
+		bb_instance_close(&inst);
+		return BB_EXIT_ERROR;
+	}
+	ret = items_open(&r, &inst, &img, index_path, shadow_path, sizeof(index_path));
+	if (ret) {
+		close(lock);
+		return ret;
+	}
+	if (bb_opts.json)
+		r.results = json_array();
+	for (i = 0; i < a.n_files; i++) {
+		r.quiet = true;
+		if (one_file(&r, a.files[i]))
+			pr_err("%s: not read, nothing of it %s\n", a.files[i],
+			       add ? "added" : "deleted");
+	}
+	for (i = 1; i <= a.n_items; i++) {
+		r.quiet = a.n_files > 0 || !strcmp(argv[i], "-");
+		if (strcmp(argv[i], "-"))
+			one_item(&r, argv[i]);
+		else
+			bb_stdin_items(stdin_item, &r);
+	}
+	if (r.bad) {
+		pr_err("nothing %s: an item could not be parsed\n", add ? "added" : "deleted");
+		ret = BB_EXIT_USAGE;
+	} else {
+		ret = items_commit(&r, index_path, shadow_path, a.max_fp, a.n_files);
+	}
 	if (r.results)
 		bb_json_print(r.results);
 	bb_live_close(&r.live);
