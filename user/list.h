@@ -178,6 +178,7 @@ struct bb_file_info {
 		bool chosen;
 	} sets[BB_LIST_MAX_SETS];
 	bool more_sets;			/* more than BB_LIST_MAX_SETS */
+	bool sets_picked;		/* --ipset-set chose; false: every set is loaded */
 	const char *missing_set;	/* a --ipset-set name the file does not have */
 };
 

@@ -986,6 +986,7 @@ static void ipset_end(struct bb_list *list, struct bb_file_info *info)
 		return;
 	info->n_sets = q->n_sets;
 	info->more_sets = q->more_sets;
+	info->sets_picked = sets && *sets;
 	for (i = 0; i < q->n_sets; i++) {
 		memcpy(info->sets[i].name, q->sets[i].name, sizeof(info->sets[i].name));
 		info->sets[i].entries = q->sets[i].entries;

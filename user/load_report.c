@@ -180,6 +180,13 @@ json_t *load_report_file(const char *path, const struct bb_list_counts *c,
 		pr_warn("%s\n", warn);
 		json_array_append_new(warnings, json_string(warn));
 	}
+	if (info->n_sets > 1 && !info->sets_picked) {
+		snprintf(buf, sizeof(buf), "%s: its %u%s sets are loaded as one blocklist; a file "
+			 "of country or reputation sets blocks every one of them: --ipset-set "
+			 "NAME[,NAME...] picks", path, info->n_sets, info->more_sets ? "+" : "");
+		pr_warn("%s\n", buf);
+		json_array_append_new(warnings, json_string(buf));
+	}
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "file", path,
 			 "format", bb_list_format_name(info->format), "compression",
 			 info->compression ? json_string(bb_compression_name(info->compression)) :

@@ -326,6 +326,12 @@ run bb -j load "$L/sets.ipset" --ipset-set BLOCK4,BLOCK6
 check_eq "--ipset-set: the sets, which were loaded, what each held" \
 	"$(jq -c '[.files[0].sets[] | select(.loaded) | .name], .files[0].counts.skipped.other_set' \
 	<<<"$out" 2>&1 | tr -d '\n')" '["BLOCK4","BLOCK6"]5'
+check_eq "... with no warning that every set was loaded" \
+	"$(jq -c '[.files[0].warnings[] | select(test("sets are loaded as one"))] | length' \
+	<<<"$out" 2>&1)" 0
+run bb load "$L/sets.ipset"
+check_match "without --ipset-set, a file of several sets warns that all are one blocklist" \
+	'sets.ipset: its 6 sets are loaded as one blocklist.*--ipset-set NAME' "$err"
 for a in 203.0.113.250 203.0.113.66; do
 	run bb check "$a"
 	check_rc "... $a, of a set left out, is not listed" 1
