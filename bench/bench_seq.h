@@ -5,9 +5,7 @@
 
 #include <linux/types.h>
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
+#include "bb_compat.h"
 
 /*
  * Member j (0 <= j < 2^31) of every generated list has the IPv4 address
