@@ -268,8 +268,10 @@ rm -f "$strict"
 run bb load "${all[@]}" --stream sometimes
 check_rc "load --stream sometimes exits 2" 2
 
-run_stdin $'# from stdin\n198.51.100.9' bb load -
+run_stdin $'# from stdin\n198.51.100.9\nnot a valid line!' bb load -
 check_rc "load - (stdin) exits 0" 0
+check_match "... names stdin <stdin> in a reject line" '^<stdin>:3: ' "$err"
+check_match "... and in its summary, the same" '^<stdin> \(plain\): 3 lines' "$err"
 run bb check 198.51.100.9
 check_rc "... and holds what came on stdin" 0
 
@@ -336,6 +338,10 @@ for a in 203.0.113.250 203.0.113.66; do
 	run bb check "$a"
 	check_rc "... $a, of a set left out, is not listed" 1
 done
+run bb load --help
+check_match "load --help lists every format's name" \
+	'auto \(default\), plain, hosts, adblock, p2p, dnsmasq, unbound, rpz, json, csv, ipset' \
+	"$(tr -s ' \n' ' ' <<<"$out")"
 run bb load --format nosuch "$L/hosts.txt"
 check_rc "--format nosuch exits 2" 2
 check_match "... and names the formats" 'dnsmasq, unbound, rpz' "$err"
