@@ -3,8 +3,8 @@
 # End to end, --answer: dig in the source namespace asks 198.51.100.1 (no DNS server
 # there at all) for a blocked name, and the XDP program on bbd0 answers: NXDOMAIN
 # with reject, 0.0.0.0 / :: with sinkhole (where the record would not fit in the
-# query: NOERROR with no record), in well under 100 ms where a drop takes dig's whole timeout; IPv4 and
-# IPv6. An unlisted name, a listed source and DNS over TCP get no answer from it. A
+# query: NOERROR with no record), in well under 100 ms (dig's query time) where a drop
+# takes dig's whole timeout; IPv4 and IPv6. An unlisted name, a listed source and DNS over TCP get no answer from it. A
 # reload keeps --answer; status, stats, bpftool and the metrics show it; a flood is
 # answered within --answer-rate. At tc ingress the answer is redirected back out of
 # bbd0; at tc egress a query dig sends from the dut is turned around into its own
@@ -29,14 +29,19 @@ LIST=$BB_TMP/answer.txt
 printf 'blocked.example\n198.51.100.3\n' >"$LIST"
 V4=198.51.100.1 V6=2001:db8:51::1
 
-# ask_in NS [DIG ARGS...]: dig from namespace NS, one try, a 2 s timeout; $out, $ms
+# ask_in NS [DIG ARGS...]: dig from namespace NS, one try, a 2 s timeout; $out; $ms,
+# dig's own "Query time" (from its query sent to the answer read: what the kernel's
+# answer saves; 9999 with no answer), and $wall_ms, the whole run with dig's start,
+# which a loaded machine stretches
 ask_in() {
 	local ns=$1 t0 t1
 	shift
 	t0=$(date +%s%N)
 	out=$(ip netns exec "$ns" dig +tries=1 +time=2 "$@" 2>&1)
 	t1=$(date +%s%N)
-	ms=$(( (t1 - t0) / 1000000 ))
+	wall_ms=$(( (t1 - t0) / 1000000 ))
+	ms=$(sed -n 's/^;; Query time: \([0-9]*\) msec$/\1/p' <<<"$out")
+	ms=${ms:-9999}
 }
 ask() { ask_in "$NS_SRC" "$@"; }	# from the source namespace
 
@@ -48,7 +53,7 @@ check_match "status: answers reject" '^answers +reject: a blocked DNS query at X
 ask @$V4 blocked.example A
 check_match "dig A blocked.example: NXDOMAIN, from the kernel" 'status: NXDOMAIN' "$out"
 check_match "... with qr rd ra" 'flags: qr rd ra;' "$out"
-check_ge "... in under 100 ms (${ms} ms, dig's start included)" $((100 - ms)) 1
+check_ge "... in under 100 ms (${ms} ms; ${wall_ms} ms with dig's start)" $((100 - ms)) 1
 ask @$V6 www.blocked.example AAAA
 check_match "dig AAAA www.blocked.example over IPv6: NXDOMAIN" 'status: NXDOMAIN' "$out"
 check_ge "... in under 100 ms (${ms} ms)" $((100 - ms)) 1
@@ -63,7 +68,7 @@ check_no_match "DNS over TCP is not answered (out of scope): no NXDOMAIN" 'statu
 run bb load "$LIST" --answer drop
 ask @$V4 blocked.example A
 check_match "--answer drop: the query times out" 'timed out' "$out"
-check_ge "... after dig's whole timeout (${ms} ms)" "$ms" 1900
+check_ge "... after dig's whole timeout (${wall_ms} ms)" "$wall_ms" 1900
 
 # ---- sinkhole ------------------------------------------------------------------------------
 run bb load "$LIST" --answer sinkhole
