@@ -147,9 +147,12 @@ with open(sys.argv[2], "w") as out:
         except socket.timeout:
             pass
 EOF
-timeout 30 python3 "$BB_TMP/notify.py" "$BB_TMP/notify.sock" "$BB_TMP/notify.txt" 12 &
+# the listener outlives the daemon's run (it is stopped after it), and is bound before the
+# daemon starts: a loaded machine starts python slowly
+timeout 90 python3 "$BB_TMP/notify.py" "$BB_TMP/notify.sock" "$BB_TMP/notify.txt" 80 &
 listener=$!
-sleep 0.5
+for _ in $(seq 100); do [ -S "$BB_TMP/notify.sock" ] && break; sleep 0.1; done
+[ -S "$BB_TMP/notify.sock" ] || bail "the notify listener did not bind its socket in 10 s"
 write_conf
 : >"$BB_TMP/run.log"
 # WATCHDOG_PID must be the daemon's own: the shell's pid, which exec hands on
