@@ -12,7 +12,8 @@
 #   7. QUIC     Initials counted and passed; dropped with --block-quic
 #   8. check    the CLI's verdicts for names and URLs
 #   9. reload   a different list flips the verdicts; --dns-ports moves DNS screening
-#  10. allow    the allowlist: --allow files, a list's own @@ exceptions, live
+#  10. allow    the allowlist: --allow files, a list's own exceptions (Adblock @@,
+#               RPZ rpz-passthru., Unbound transparent and typetransparent zones), live
 #               `allow` and `disallow` (no reload), kept across reloads
 #   5. egress   a second instance at tc egress on the CLIENT's bbs0: its own query,
 #               ClientHello and request for a listed name, and packets to a listed
@@ -503,6 +504,56 @@ check_rc "allow: an Adblock list with an @@ exception loads" 0
 check_match "allow: the @@ rule is an allowlist entry" 'names 1, urls 0; allowlist ipv4 0, ipv6 0, names 1' "$err"
 expect_dns_answer "allow: dig ok.evil.example answers (@@)" ok.evil.example
 expect_dns_blocked "allow: dig evil.example times out" evil.example
+
+# A response policy zone's rpz-passthru. and Unbound's transparent zones are exceptions
+# of the same kind: allowlist entries, consulted after a hit, counted as allowed.
+# rpz-passthru names one owner name (a wildcard owner would be needed for its
+# subdomains); a transparent zone covers the zone and everything under it.
+RPZL=$BB_TMP/policy.rpz UNBL=$BB_TMP/unbound.conf
+cat >"$RPZL" <<'EOF'
+$TTL 300
+$ORIGIN rpz.test.
+@ IN SOA ns.rpz.test. hostmaster.rpz.test. ( 1 3600 600 86400 300 )
+  IN NS  ns.rpz.test.
+corp.example          CNAME .
+*.corp.example        CNAME .
+ok.corp.example       CNAME rpz-passthru.
+EOF
+run bb load "$RPZL"
+check_rc "allow: a response policy zone with an rpz-passthru. loads" 0
+check_match "allow: the passthru is an allowlist entry" 'allowlist ipv4 0, ipv6 0, names 1' "$err"
+s0=$(snap)
+expect_dns_answer "allow: dig ok.corp.example answers (rpz-passthru.)" ok.corp.example
+expect_dns_answer "allow: ... twice" ok.corp.example
+all_blocked "allow: dig corp.example times out (the zone's block)|dns|corp.example" \
+	"allow: dig x.corp.example times out (*.corp.example)|dns|x.corp.example" \
+	"allow: dig a.ok.corp.example times out (the passthru owns one name)|dns|a.ok.corp.example"
+deltas "$s0" "$(snap)"
+check_eq "allow: allowed grew by the 2 passed-through queries" "$(d allowed)" 2
+check_ge "allow: dropped grew by the 3 blocked ones" "$(d dropped)" 3
+check_item "check ok.corp.example: allowed" ok.corp.example 1 'allowed'
+
+cat >"$UNBL" <<'EOF'
+server:
+    local-zone: "corp.example" always_nxdomain
+    local-zone: "ok.corp.example" transparent
+    local-zone: "tt.corp.example" typetransparent
+EOF
+run bb load "$UNBL"
+check_rc "allow: an Unbound list with transparent zones loads" 0
+check_match "allow: the two transparent zones are allowlist entries" \
+	'names 1, urls 0; allowlist ipv4 0, ipv6 0, names 2' "$err"
+s0=$(snap)
+expect_dns_answer "allow: dig ok.corp.example answers (transparent)" ok.corp.example
+expect_dns_answer "allow: dig a.ok.corp.example answers (inside the transparent zone)" \
+	a.ok.corp.example
+expect_dns_answer "allow: dig tt.corp.example answers (typetransparent)" tt.corp.example
+all_blocked "allow: dig corp.example times out (always_nxdomain)|dns|corp.example" \
+	"allow: dig x.corp.example times out (inside the blocked zone)|dns|x.corp.example"
+deltas "$s0" "$(snap)"
+check_eq "allow: allowed grew by the 3 queries the transparent zones let through" "$(d allowed)" 3
+check_ge "allow: dropped grew by the 2 blocked ones" "$(d dropped)" 2
+
 run bb disallow http://phish.test/login/ok/
 check_rc "disallow: the last kept item" 0
 run bb load "$LIST1"
