@@ -6,13 +6,15 @@
 # traffic), flag mode and unload. TAP output; root needed (else skipped).
 #
 #   dut namespace: bbd0  198.51.100.1  2001:db8:51::1      <- bloomblock's XDP program
-#   src namespace: bbs0  198.51.100.2 .3  2001:db8:51::2 ::3, 203.0.113.9, 2001:db8:52::9
+#   src namespace: bbs0  198.51.100.2 .3  2001:db8:51::2 ::3, 203.0.113.9 .20,
+#                        2001:db8:52::9 ::20
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 e2e_begin
-netns_add_src 203.0.113.9 && netns_add_src 2001:db8:52::9 || bail "could not add the CIDR sources"
+netns_add_src 203.0.113.9 && netns_add_src 2001:db8:52::9 && netns_add_src 203.0.113.20 &&
+	netns_add_src 2001:db8:52::20 || bail "could not add the CIDR sources"
 
 V4=198.51.100.1 V6=2001:db8:51::1
 LIST1=$BB_TMP/list1.txt LIST2=$BB_TMP/list2.txt LIST2B=$BB_TMP/list2b.txt
@@ -274,6 +276,39 @@ run bb disallow 2001:db8:51::3 203.0.113.0/28
 check_rc "disallow the rest exits 0" 0
 expect_blocked "disallow: 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
 
+# An ipset's nomatch entries are the list's own exceptions: allowlist entries, consulted
+# after a hit, counted as allowed (as an Adblock @@ rule is: test_names_e2e.sh).
+IPSETL=$BB_TMP/sets.ipset
+cat >"$IPSETL" <<'EOF'
+create BLOCK4 hash:net family inet hashsize 1024 maxelem 65536
+add BLOCK4 203.0.113.0/24
+add BLOCK4 203.0.113.8/29 nomatch
+add BLOCK4 198.51.100.3
+create BLOCK6 hash:net family inet6 hashsize 1024 maxelem 65536
+add BLOCK6 2001:db8:52::/48
+add BLOCK6 2001:db8:52::9 nomatch
+COMMIT
+EOF
+run bb load "$IPSETL"
+check_rc "ipset: a save file with nomatch entries loads" 0
+check_match "ipset: the two nomatch entries are allowlist entries" \
+	'allowlist ipv4 1, ipv6 1, names 0' "$err"
+a0=$(bb_stat allowed) d0=$(bb_stat dropped) blocked_tx=0
+expect_pass "ipset: 203.0.113.9 (in the nomatch /29) passes" 203.0.113.9 $V4
+allowed_tx=$ping_tx
+expect_pass "ipset: 2001:db8:52::9 (nomatch) passes" 2001:db8:52::9 $V6
+allowed_tx=$((allowed_tx + ping_tx))
+expect_blocked "ipset: 203.0.113.20 (in the /24, not the /29) is dropped" 203.0.113.20 $V4
+expect_blocked "ipset: 2001:db8:52::20 (in the /48) is dropped" 2001:db8:52::20 $V6
+expect_blocked "ipset: 198.51.100.3 is dropped" 198.51.100.3 $V4
+# (at least: neighbour discovery from the allowed IPv6 source is allowed hits too)
+check_ge "ipset: allowed grew by the $allowed_tx pings the nomatch entries let through" \
+	$(($(bb_stat allowed) - a0)) "$allowed_tx"
+check_ge "ipset: dropped grew by the $blocked_tx blocked pings" $(($(bb_stat dropped) - d0)) \
+	"$blocked_tx"
+run bb check 203.0.113.10
+check_match "ipset: check 203.0.113.10 says allowed" 'allowed' "$out"
+
 # ---- the guard: what the host needs is never dropped; too wide a prefix is refused ---------------
 GUARDL=$BB_TMP/guard-list.txt
 printf '198.51.100.2\n0.0.0.0/0\n224.0.0.0/3\n' >"$GUARDL"
@@ -324,6 +359,34 @@ check_fails "--no-index: no index file is left" test -e "$BB_STATE_DIR/index.bin
 run bb add 198.51.100.9
 check_rc "--no-index: add is refused (exit 2)" 2
 check_match "... saying it needs the key index" 'needs the live filter.s key index' "$err"
+
+# ---- a live add needs a probe length: four a family, then a reload ---------------------------------
+# A prefix longer than /16 is probed at a length at least its own. add appends a new
+# length while the header has room (BB_MAX_PLENS, 4 a family); with all four taken and
+# none long enough, the item is refused, saying to load again, and nothing changes.
+PLL=$BB_TMP/plens.txt
+printf '2001:db8:52::/48\n' >"$PLL"
+run bb load "$PLL"
+check_rc "plens: a list with one IPv6 length (/48) loads" 0
+gen_p=$(bb_status .filter.generation)
+run bb add 2001:db8:53::/64 2001:db8:54::/80 2001:db8:55::/96
+check_rc "plens: add of a /64, a /80 and a /96 (three new lengths) exits 0" 0
+check_eq "plens: status -j: the filter probes four IPv6 lengths" \
+	"$(bb_status '.filter.ipv6_prefix_lengths | sort | join(",")')" "48,64,80,96"
+run bb add 2001:db8:51::2/127
+check_rc "plens: add of a /127 with every length taken: refused, exit 1" 1
+check_match "plens: ... saying no probed length holds it and to load again" \
+	'^2001:db8:51::2/127: not added: the live filter probes no prefix length that holds it, and has room for no more: load again$' \
+	"$out"
+check_eq "plens: ... nothing added (check says not listed)" "$(bb check 2001:db8:51::3)" \
+	"2001:db8:51::3: not listed"
+expect_pass "plens: ... and 2001:db8:51::3 still passes" 2001:db8:51::3 $V6
+check_eq "plens: the three adds stand" "$(bb check 2001:db8:55::9)" "2001:db8:55::9: listed (bloomblock add)"
+check_eq "plens: no reload (generation unchanged)" "$(bb_status .filter.generation)" "$gen_p"
+printf '2001:db8:51::2/127\n' >>"$PLL"
+run bb load "$PLL"
+check_rc "plens: a load with the /127 in the list exits 0" 0
+expect_blocked "plens: after the load 2001:db8:51::3 is dropped" 2001:db8:51::3 $V6
 
 # ---- unload -------------------------------------------------------------------------------------
 run bb unload -i bbd0
