@@ -777,7 +777,8 @@ static void write_index(struct load_run *run)
 
 /*
  * 7. What was loaded, when, from what (loaded.json in the state directory), for
- * status: the lists, or the filter file, with the generation it made.
+ * status: the lists, or the filter file, with the generation it made, and the keys
+ * the filter was sized for.
  */
 static void write_loaded(struct load_run *run)
 {
@@ -812,6 +813,9 @@ static void write_loaded(struct load_run *run)
 		json_object_set_new(j, "entries", run->from_bbf ? (json_decref(block), json_null()) :
 				    block);
 		json_object_set_new(j, "allow_entries", allow);
+		/* the keys it was sized for: --capacity, else what it holds (0: not known) */
+		json_object_set_new(j, "capacity", json_integer((json_int_t)
+			(run->filter.plan.capacity ?: run->filter.plan.n)));
 	}
 	if (!j || bb_json_write(j, path, JSON_COMPACT)) {
 		pr_warn("%s could not be written: status cannot say what was loaded\n", path);

@@ -462,9 +462,9 @@ static bool guard_items(json_t *items)
 }
 
 /* The key index, when it is the live filter's: null otherwise. */
-static json_t *index_json(const struct bb_index_view *v, long shadow_bytes)
+static json_t *index_json(const struct bb_index_view *v, long shadow_bytes, __u32 nblocks)
 {
-	json_t *lists;
+	json_t *lists, *j;
 	unsigned int i;
 
 	if (!v->map)
@@ -472,11 +472,16 @@ static json_t *index_json(const struct bb_index_view *v, long shadow_bytes)
 	lists = json_array();
 	for (i = 0; i < v->n_sources; i++)
 		json_array_append_new(lists, json_string(v->sources[i]));
-	return json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:o}", "keys", (json_int_t)v->n, "bytes",
-			 (json_int_t)v->size, "lists", lists, "added_live", (json_int_t)v->meta.added,
-			 "deleted_live", (json_int_t)v->meta.deleted, "changes",
-			 (json_int_t)v->meta.changes, "shadow_bytes",
-			 shadow_bytes >= 0 ? json_integer(shadow_bytes) : json_null());
+	j = json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:o}", "keys", (json_int_t)v->n, "bytes",
+		      (json_int_t)v->size, "lists", lists, "added_live", (json_int_t)v->meta.added,
+		      "deleted_live", (json_int_t)v->meta.deleted, "changes",
+		      (json_int_t)v->meta.changes, "shadow_bytes",
+		      shadow_bytes >= 0 ? json_integer(shadow_bytes) : json_null());
+	/* the shadow holds a count a bit of the filter's blocks */
+	if (j)
+		json_object_set_new(j, "shadow_counts", shadow_bytes >= 0 ?
+				    json_integer((json_int_t)nblocks * BB_BLOCK_BITS) : json_null());
+	return j;
 }
 
 /* What the last load says it loaded, when it made the live filter: NULL otherwise. */
@@ -573,6 +578,8 @@ struct status_view {
 	const struct bb_config *cfg;
 	struct bb_index_view index;
 	double fpr, fill_fpr, check_fpr[BB_CHECK_MAX], check_fill[BB_CHECK_MAX];
+	double fill;		/* the fraction of the bit blocks' bits set */
+	__u64 bits_set;
 	unsigned int probes[BB_CHECK_MAX];
 	long kept;
 	struct bb_confirm_daemon daemon;	/* confirm mode's (confirm.h) */
@@ -718,6 +725,8 @@ static void status_json(const struct status_view *v)
 		json_t *items = json_array(), *filter = json_object_get(j, "filter");
 		bool on = guard_items(items);
 
+		json_object_set_new(filter, "bits_set", json_integer((json_int_t)v->bits_set));
+		json_object_set_new(filter, "fill", json_real(v->fill));
 		json_object_set_new(filter, "fpr_from_fill", json_real(fill_fpr));
 		json_object_set_new(filter, "fpr_per_check",
 				    bb_checks_json(probes, check_fpr));
@@ -726,7 +735,7 @@ static void status_json(const struct status_view *v)
 
 		json_object_set_new(j, "guard", json_pack("{s:b, s:o}", "on", on,
 							  "items", items));
-		json_object_set_new(j, "index", index_json(&index, shadow_size()));
+		json_object_set_new(j, "index", index_json(&index, shadow_size(), hdr->nblocks));
 		json_object_set_new(j, "events", json_pack("{s:b, s:I, s:I}", "on",
 			(hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns,
 			"rate", (json_int_t)(cfg->event_cost_ns ?
@@ -849,6 +858,9 @@ static void status_text(const struct status_view *v)
 			printf("\n");
 			print_entries("entries", json_object_get(ld, "entries"));
 			print_entries("allowlisted", json_object_get(ld, "allow_entries"));
+			if (json_integer_value(json_object_get(ld, "capacity")) > 0)
+				printf("capacity     sized for %lld keys\n",
+				       (long long)json_integer_value(json_object_get(ld, "capacity")));
 		} else {
 			printf("loaded       not known (no %s for this filter)\n", BB_STATE_LOADED);
 		}
@@ -872,6 +884,8 @@ static void status_text(const struct status_view *v)
 	}
 	printf("\n");
 	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
+	printf("fill         %.4g (%llu of %llu bits set)\n", v->fill,
+	       (unsigned long long)v->bits_set, (unsigned long long)hdr->nblocks * BB_BLOCK_BITS);
 	printf("FPR          %.3g per key lookup, predicted; %.3g from the bits set\n", fpr,
 	       fill_fpr);
 	printf("per check   ");
@@ -909,7 +923,9 @@ static void status_text(const struct status_view *v)
 		printf("live changes %llu added, %llu deleted since the load\n",
 		       (unsigned long long)index.meta.added, (unsigned long long)index.meta.deleted);
 		if (sb >= 0)
-			printf("shadow       %ld bytes (%.1f a key): the counts add and del keep\n", sb,
+			printf("shadow       %ld bytes, %llu counts (%.1f bytes a key): the counts "
+			       "add and del keep\n", sb,
+			       (unsigned long long)hdr->nblocks * BB_BLOCK_BITS,
 			       hdr->items ? (double)sb / (double)hdr->items : 0.0);
 		else
 			printf("shadow       none yet: the first add or del builds it from the index\n");
@@ -969,6 +985,8 @@ int cmd_status(int argc, char **argv)
 	v.have_daemon = !bb_confirm_daemon_pin(bb_opts.pin_dir, &v.daemon);
 	v.now = bb_mono_ns();
 	v.fill_fpr = bb_image_key_fpr(v.img.blocks);
+	v.bits_set = bb_image_bits_set(v.img.blocks);
+	v.fill = hdr->nblocks ? (double)v.bits_set / ((double)hdr->nblocks * BB_BLOCK_BITS) : 0;
 	bb_check_probes(hdr->flags, hdr->n_v4_plens, hdr->n_v6_plens, v.probes);
 	for (i = 0; i < BB_CHECK_MAX; i++) {
 		v.check_fpr[i] = v.probes[i] ? bb_check_fpr(fpr, v.probes[i]) : 0;

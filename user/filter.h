@@ -70,6 +70,8 @@ void bb_check_probes(__u32 flags, unsigned int v4_plens, unsigned int v6_plens,
  * of the chance that a random key finds its bits set there.
  */
 double bb_image_key_fpr(const struct bb_block *image);
+/* The bits an image's bit blocks have set (its fill is that over nblocks * 512). */
+__u64 bb_image_bits_set(const struct bb_block *image);
 
 /* FPR of a blocked Bloom filter: Poisson-weighted over block loads. */
 double bb_blocked_fpr(double n, __u32 nblocks, __u32 k);

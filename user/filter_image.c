@@ -130,6 +130,19 @@ double bb_image_key_fpr(const struct bb_block *image)
 	return sum / hdr->nblocks;
 }
 
+__u64 bb_image_bits_set(const struct bb_block *image)
+{
+	const struct bb_header *hdr = image_header(image);
+	__u64 n = 0;
+	unsigned int w;
+	__u32 b;
+
+	for (b = 0; hdr && b < hdr->nblocks; b++)
+		for (w = 0; w < BB_WORDS; w++)
+			n += (__u64)__builtin_popcountll(image[BB_FIRST_BLOCK + b].words[w]);
+	return n;
+}
+
 int bb_image_match_key(const struct bb_block *image, const void *key, __u32 len)
 {
 	const struct bb_header *hdr = image_header(image);
