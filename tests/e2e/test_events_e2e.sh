@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# End to end, hit events: real pings and DNS queries through the attached XDP program,
-# read back with `bloomblock events` (text, -j, --follow, the filters), each
-# attributed to its list and line, a crafted false positive called one, and the rate
-# limit holding under a flood with the loss counted. TAP output; root needed.
+# End to end, hit events: real pings, DNS queries, TLS handshakes and HTTP requests
+# through the attached XDP program (and pings from the dut through its tc egress
+# program), read back with `bloomblock events` (text, -j, --follow, the filters),
+# each of every kind (source, destination, DNS name, SNI, Host, URL) attributed to
+# its list and line, a crafted false positive called one, and the rate limit holding
+# under a flood with the loss counted. TAP output; root needed.
 #
-#   dut namespace: bbd0  198.51.100.1              <- bloomblock's XDP program
-#   src namespace: bbs0  198.51.100.2 (listed) .3 (unlisted)
+#   dut namespace: bbd0  198.51.100.1   <- bloomblock at XDP and tc egress; openssl
+#                                          s_server :443, busybox httpd :80
+#   src namespace: bbs0  198.51.100.2 (listed) .3 (unlisted), 203.0.113.7 (a listed
+#                        destination)
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+for c in curl openssl busybox; do
+	command -v "$c" >/dev/null || skip_all "needs $c (scripts/install-deps.sh installs it)"
+done
+
 e2e_begin
+netns_add_src 203.0.113.7 || bail "could not add 203.0.113.7 to the src namespace"
 
 V4=198.51.100.1
 LIST=$BB_TMP/events.txt
-printf '# events e2e\n198.51.100.2\nevil.example\n' >"$LIST"
+cat >"$LIST" <<'EOF'
+# events e2e
+198.51.100.2
+evil.example
+203.0.113.7
+secure.example
+plain.example
+http://web.example/bad/
+EOF
 
 # dig_from SRC NAME: one query from SRC to the dut (dropped or unanswered: no server)
 dig_from() { in_src timeout 5 dig @"$V4" -b "$1" "$2" +tries=1 +time=1 >/dev/null 2>&1; }
@@ -138,6 +155,68 @@ check_eq "status -j: --events 0 turns them off" "$(bb_status .events.on)" false
 expect_blocked "--events 0: hits still dropped" 198.51.100.2 $V4
 run bb events
 check_eq "--events 0: no events" "$out" ""
+
+# ---- a listed destination, at tc egress: the dut's own pings to it ----------------------
+# (after the exact counts above: a dropped request's connection retransmits it for a
+# while, and each retransmission is an event too)
+run bb load "$LIST" -i bbd0 --hook tc-egress --events 1000
+check_rc "load -i bbd0 --hook tc-egress --events 1000: the instance at tc egress too" 0
+bb events >/dev/null
+in_dut ping -c 2 -i 0.2 -W 1 -I $V4 203.0.113.7 >/dev/null 2>&1
+check_ne "the dut's pings to the listed 203.0.113.7 get no answer" "$?" 0
+run bb -j events
+# one line of what the events of KIND say (EXPR of each), all of them alike, or the lot
+said() { jq -sr --arg k "$1" "[.[] | select(.kind == \$k) | $2] | unique | join(\" | \")" <<<"$out"; }
+check_eq "dst: events of the dropped pings, at tc egress, attributed to line 4" \
+	"$(said dst '[.verdict, .interface, .hook, .item, .src, .dst, .listed_in.file, .listed_in.line] | join(" ")')" \
+	"dropped bbd0 tc-egress 203.0.113.7 $V4 203.0.113.7 $LIST 4"
+check_eq "dst: ... and nothing else" "$(jq -sr '[.[].kind] | unique | join(" ")' <<<"$out")" dst
+
+# ---- a listed SNI, Host and URL: curl from the unlisted 198.51.100.3 ----------------------
+# The servers are real, so a request that was not dropped would be answered; the
+# ones sent here are dropped at XDP and the connections left to time out.
+WWW=$BB_TMP/www
+mkdir -p "$WWW/bad" && echo page >"$WWW/bad/page" && echo index >"$WWW/index.html"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj /CN=secure.example -keyout "$BB_TMP/key.pem" -out "$BB_TMP/cert.pem" >/dev/null 2>&1 ||
+	bail "openssl req could not make a certificate"
+ip netns exec "$NS_DUT" timeout 120 openssl s_server -accept 443 -key "$BB_TMP/key.pem" \
+	-cert "$BB_TMP/cert.pem" -www -quiet >/dev/null 2>&1 &
+ip netns exec "$NS_DUT" timeout 120 busybox httpd -f -p 80 -h "$WWW" >/dev/null 2>&1 &
+wait_listen_in "$NS_DUT" t 443 && wait_listen_in "$NS_DUT" t 80 || bail "the servers did not start"
+# curl_get URL [SECONDS]: from 198.51.100.3, the URL's host resolved to the dut; the HTTP code
+curl_get() {
+	local host=${1#*://}
+	host=${host%%/*}
+	in_src timeout 10 curl -sk -o /dev/null -w '%{http_code}' --max-time "${2:-1.5}" \
+		--interface 198.51.100.3 --resolve "$host:443:$V4" --resolve "$host:80:$V4" "$1"
+}
+check_eq "an unlisted name's page answers 200 (the servers work)" "$(curl_get http://web.example/ 10)" 200
+bb events >/dev/null
+check_eq "https://secure.example/: no answer" "$(curl_get https://secure.example/)" 000
+check_eq "http://plain.example/: no answer" "$(curl_get http://plain.example/)" 000
+check_eq "http://web.example/bad/page: no answer" "$(curl_get http://web.example/bad/page)" 000
+run bb -j events
+check_eq "sni: events of the dropped ClientHellos, attributed to line 5" \
+	"$(said sni '[.verdict, .hook, .item, .dst, .listed_in.file, .listed_in.line] | join(" ")')" \
+	"dropped xdp secure.example $V4:443 $LIST 5"
+check_eq "host: events of the dropped request, attributed to line 6" \
+	"$(said host '[.verdict, .hook, .item, .dst, .listed_in.file, .listed_in.line] | join(" ")')" \
+	"dropped xdp plain.example $V4:80 $LIST 6"
+check_match "url: events of the dropped request, the URL, attributed to line 7" \
+	"^dropped xdp web\.example/bad/page $V4:80 $LIST 7\$" \
+	"$(said url '[.verdict, .hook, .item, .dst, .listed_in.file, .listed_in.line] | join(" ")')"
+check_eq "sni, host, url: each from 198.51.100.3, none a false positive" \
+	"$(jq -sr '[.[] | [(.src | sub(":[0-9]+$"; "")), .false_positive] | join(" ")] | unique | join(",")' <<<"$out")" \
+	"198.51.100.3 false"
+check_eq "... and no event of another kind" "$(jq -sr '[.[].kind] | unique | join(" ")' <<<"$out")" \
+	"host sni url"
+check_eq "http://web.example/bad/other: no answer" "$(curl_get http://web.example/bad/other)" 000
+run bb events --kind url
+check_match "events (text): the url event, its line" \
+	"bbd0 xdp dropped url web\\.example/bad/other 198\\.51\\.100\\.3:[0-9]+ > $V4:80: listed \\($LIST:7\\)" "$out"
+run bb unload -i bbd0 --hook tc-egress
+check_rc "unload -i bbd0 --hook tc-egress: XDP alone again" 0
 
 # ---- the progress line of a long load: on a terminal only --------------------------------------
 BIGL=$BB_TMP/big.txt
