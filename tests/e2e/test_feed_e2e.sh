@@ -4,11 +4,13 @@
 # local HTTP server (tests/tools/feedsrv.c) in the source namespace that misbehaves on
 # purpose. A feed is fetched at start and its copy loaded; a refresh sends a
 # conditional request and a 304 makes no new generation; a changed feed is loaded; a
-# 500, a connection dropped midway (with and without a Content-Length), a tiny file
-# and a stalled server each keep the feed's last good copy (the other feeds still
-# update), and status and the metrics say it is stale and since when; a good fetch
-# makes it fresh again; a 200 of the same bytes is no change; a feed never fetched
-# is left out and said; a restart asks with the ETag it kept. TAP output; root.
+# 500, a connection dropped midway (with and without a Content-Length), a tiny file,
+# a stalled server and a file over feed_max_size (announced, or counted as it comes)
+# each keep the feed's last good copy (the other feeds still update), and status and
+# the metrics say it is stale and since when; a good fetch makes it fresh again; a
+# 200 of the same bytes is no change; a server that sends Last-Modified and no ETag
+# is asked with If-Modified-Since alone and its 304 is no change; a feed never
+# fetched is left out and said; a restart asks with the ETag it kept. TAP output; root.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -46,7 +48,7 @@ done
 	printf 'list = %s/a.txt\nlist = %s/b.txt\nlist = %s/never.txt\nlist = %s\n' \
 		"$URL" "$URL" "$URL" "$BB_TMP/local.txt"
 	printf 'refresh = 2s\nfeed_retries = 1\nfeed_retry_wait = 1s\nfeed_timeout = 3s\n'
-	printf 'feed_max_shrink = 20%%\nmetrics = off\n'
+	printf 'feed_max_shrink = 20%%\nfeed_max_size = 64K\nmetrics = off\n'
 } >"$CONF"
 
 daemon='' dpid=''
@@ -132,6 +134,22 @@ check_match "a 200 without ETag or Last-Modified for b.txt" '^b.txt plain 200' "
 check_eq "... the same bytes: feeds.json says unchanged" "$(feed b.txt .result)" unchanged
 check_match "... nothing to load" 'no list changed: nothing to load' "$(last_refresh)"
 check_eq "... no new generation" "$(generation)" "$gen"
+
+# ---- Last-Modified and no ETag: If-Modified-Since alone --------------------------------------
+echo lastmod >"$WWW/b.txt.mode"
+for _ in 1 2 3 4; do
+	wait_refresh
+	grep -q '^b.txt lastmod 304 ' "$SRV_LOG" && break
+done
+check_match "a 200 with Last-Modified and no ETag for b.txt" '^b.txt lastmod 200 ' "$(cat "$SRV_LOG")"
+check_match "... then a request with If-Modified-Since alone, answered 304" \
+	'^b.txt lastmod 304 inm= ims=[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$' \
+	"$(cat "$SRV_LOG")"
+check_eq "... feeds.json: no ETag, the Last-Modified kept" \
+	"$(feed b.txt '"\(.etag == "") \(.last_modified | test("GMT$"))"')" "true true"
+check_eq "... the 304: unchanged" "$(feed b.txt .result)" unchanged
+check_match "... nothing to load" 'no list changed: nothing to load' "$(last_refresh)"
+check_eq "... no new generation" "$(generation)" "$gen"
 rm -f "$WWW/b.txt.mode"
 
 # ---- a changed feed is loaded ------------------------------------------------------------
@@ -211,6 +229,19 @@ bad_fetch "a tiny file" 'shrank from 1100 to 2 entries'
 # ---- a stalled server: the timeout ------------------------------------------------------------
 echo stall >"$WWW/a.txt.mode"
 bad_fetch "a stalled server" 'Timeout was reached'
+
+# ---- larger than feed_max_size (64K): announced, and counted as it comes -------------------------
+echo ok >"$WWW/a.txt.mode"
+names "$WWW/a.txt" 1 5000 bad.example	# ~93 KB
+bad_fetch "over feed_max_size, announced" 'larger than feed_max_size \(65536 bytes\)'
+echo nolength >"$WWW/a.txt.mode"
+bad_fetch "over feed_max_size, no length" 'larger than feed_max_size \(65536 bytes\)'
+check_match "over feed_max_size, no length: the server sent it (no Content-Length)" \
+	'^a.txt nolength 200 ' "$(cat "$SRV_LOG")"
+check_fails "over feed_max_size: no partial copy left beside the feed's" \
+	compgen -G "$BB_STATE_DIR/feeds/*.part"
+run bb check h4000.bad.example
+check_match "over feed_max_size: none of its names loaded" 'not listed' "$out"
 
 # ---- fresh again --------------------------------------------------------------------------------
 echo ok >"$WWW/a.txt.mode"

@@ -7,6 +7,8 @@
  *   ok       200 with Content-Length, ETag and Last-Modified; 304 when If-None-Match
  *            or If-Modified-Since names the file as it is
  *   plain    200 with neither validator (no conditional request is possible)
+ *   lastmod  200 with Last-Modified and no ETag; 304 when If-Modified-Since names it
+ *   nolength 200 with no Content-Length (HTTP/1.0): the whole body, then close
  *   500      500 Internal Server Error
  *   drop     the headers with the whole Content-Length, half the body, then close
  *   dropraw  no Content-Length (HTTP/1.0): half the body, then close
@@ -126,11 +128,17 @@ static void serve(int fd)
 					 (!inm[0] && ims[0] && !strcmp(ims, lm))))
 		code = 304, hl = snprintf(head, sizeof(head), "HTTP/1.1 304 Not Modified\r\n"
 					 "ETag: %s\r\nConnection: close\r\n\r\n", etag);
+	else if (!strcmp(mode, "lastmod") && ims[0] && !strcmp(ims, lm))
+		code = 304, hl = snprintf(head, sizeof(head), "HTTP/1.1 304 Not Modified\r\n"
+					 "Connection: close\r\n\r\n");
+	else if (!strcmp(mode, "lastmod"))
+		hl = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+			      "Last-Modified: %s\r\nConnection: close\r\n\r\n", len, lm);
 	else if (!strcmp(mode, "ok"))
 		hl = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
 			      "ETag: %s\r\nLast-Modified: %s\r\nConnection: close\r\n\r\n", len,
 			      etag, lm);
-	else if (!strcmp(mode, "dropraw"))
+	else if (!strcmp(mode, "dropraw") || !strcmp(mode, "nolength"))
 		hl = snprintf(head, sizeof(head), "HTTP/1.0 200 OK\r\n\r\n");
 	else
 		hl = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
