@@ -39,6 +39,9 @@
 #include "privs.h"
 #include "state.h"
 
+/* where /metrics is served when nothing says: this namespace's loopback only */
+#define BB_METRICS_DEFAULT	"127.0.0.1:9420"
+
 #define BB_STATE_RUN_LOCK	"run.lock"	/* held by the one bloomblock run of an instance */
 
 static volatile sig_atomic_t stop_sig, hup;
@@ -263,7 +266,8 @@ static void usage(FILE *out)
 		"      --check-config  with --config: check it (file, line, key) and exit\n"
 		"      --metrics ADDR:PORT  serve GET /metrics (Prometheus's text format, as\n"
 		"                  stats --prometheus prints it) there; an IPv6 address in\n"
-		"                  brackets. Default: none\n");
+		"                  brackets; off: nowhere. Default: " BB_METRICS_DEFAULT " (in\n"
+		"                  run's network namespace; taken already: a warning, and none)\n");
 }
 
 struct serve {
@@ -423,8 +427,9 @@ static void say_mode(const struct bb_instance *inst)
 
 /* What run's command line says. */
 struct run_opts {
-	const char *metrics;
+	const char *metrics;	/* ADDR:PORT, "off", or NULL: not given */
 	struct sockaddr_storage maddr;
+	bool metrics_default;	/* nothing said where: BB_METRICS_DEFAULT, if it is free */
 	bool verbose, check_only;
 };
 
@@ -448,7 +453,7 @@ static int run_args(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'm':
 			o->metrics = optarg;
-			if (metrics_addr(optarg, &o->maddr))
+			if (strcmp(optarg, "off") && metrics_addr(optarg, &o->maddr))
 				return BB_EXIT_USAGE;
 			break;
 		case 'c':
@@ -494,8 +499,21 @@ static int run_config(struct run_opts *o)
 		bb_opts.state_dir = config.state_dir;
 	if (!o->metrics && config.metrics[0]) {
 		o->metrics = config.metrics;
-		if (metrics_addr(o->metrics, &o->maddr))
+		if (strcmp(o->metrics, "off") && metrics_addr(o->metrics, &o->maddr))
 			return BB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Where /metrics is served: where --metrics or the config said, off, or by default. -1. */
+static int metrics_choice(struct run_opts *o)
+{
+	if (!o->metrics) {
+		o->metrics = BB_METRICS_DEFAULT;
+		o->metrics_default = true;
+		metrics_addr(o->metrics, &o->maddr);
+	} else if (!strcmp(o->metrics, "off")) {
+		o->metrics = NULL;
 	}
 	return -1;
 }
@@ -708,6 +726,7 @@ int cmd_run(int argc, char **argv)
 
 	ret = run_args(argc, argv, &o);
 	ret = ret < 0 ? run_config(&o) : ret;
+	ret = ret < 0 ? metrics_choice(&o) : ret;
 	if (ret >= 0)
 		return ret;
 	ret = BB_EXIT_ERROR;
@@ -776,17 +795,25 @@ int cmd_run(int argc, char **argv)
 		pr_info("capabilities: %s\n", said);
 	}
 	if (o.metrics) {
-		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+					(o.metrics_default ? 0 : MHD_USE_ERROR_LOG) |
 					(o.maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 					0, NULL, NULL, on_http, &inst,
 					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.maddr,
 					MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
-		if (!http) {
+		if (!http && o.metrics_default) {
+			/* another instance's daemon may have it: serving the filter comes first */
+			pr_warn("/metrics: cannot serve on %s, the default: %s; going on without "
+				"(metrics = ADDR:PORT or off in the config, or --metrics)\n",
+				o.metrics, strerror(errno));
+			o.metrics = NULL;
+		} else if (!http) {
 			pr_err("--metrics %s: cannot serve there: %s\n", o.metrics, strerror(errno));
 			bb_confirm_beat(&s.c, true);
 			goto out;
+		} else {
+			pr_info("serving /metrics on http://%s/metrics\n", o.metrics);
 		}
-		pr_info("serving /metrics on http://%s/metrics\n", o.metrics);
 	}
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());

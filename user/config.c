@@ -159,7 +159,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	}
 	if (!strcmp(name, "metrics")) {
 		if (!strcmp(value, "off")) {
-			rc->metrics[0] = '\0';
+			snprintf(rc->metrics, sizeof(rc->metrics), "off");
 			return 1;
 		}
 		if (!strchr(value, ':') || strlen(value) >= sizeof(rc->metrics))

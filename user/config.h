@@ -23,7 +23,7 @@ struct bb_run_config {
 	} lists[BB_RUN_MAX_LISTS];
 	size_t n_lists;
 	char pin_dir[256], state_dir[256];	/* "": the default */
-	char metrics[128];			/* ADDR:PORT; "": none */
+	char metrics[128];			/* ADDR:PORT, "off"; "": not said (the default) */
 	double refresh_s;			/* 0: no refresh but SIGHUP */
 	bool detach_on_exit;			/* on_exit = detach */
 	char feed_dir[256];			/* feeds' copies; "": the state dir's feeds/ */

@@ -3,7 +3,9 @@
 # End to end, bloomblock run --config: an INI file checked (--check-config: file, line
 # and key of the first problem), loaded at start, again on SIGHUP (a bad config then
 # keeps the running one) and on refresh when its lists changed (not when they did
-# not), SIGTERM leaving the filter attached or detaching (on_exit). TAP output; root.
+# not), SIGTERM leaving the filter attached or detaching (on_exit); /metrics on
+# 127.0.0.1:9420 of the daemon's namespace unless the config says where or off, and a
+# default port already taken a warning, not a failure. TAP output; root.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -99,6 +101,16 @@ expect_blocked "the config's listed source is dropped" 198.51.100.2 $V4
 expect_pass "an unlisted one passes" 198.51.100.3 $V4
 g1=$(generation)
 
+# ---- /metrics: localhost by default ------------------------------------------------------------
+check_match "/metrics: no metrics key: served on 127.0.0.1:9420" \
+	'^<6>serving /metrics on http://127\.0\.0\.1:9420/metrics$' "$(cat "$BB_TMP/run.log")"
+check_eq "... listening there and on no other address" \
+	"$(in_dut ss -Hltn 'sport = :9420' | awk '{print $4}')" "127.0.0.1:9420"
+run in_dut curl -sS --max-time 5 http://127.0.0.1:9420/metrics
+check_match "... GET /metrics answers with the counters" '^bloomblock_dropped_total [0-9]+$' "$out"
+run in_dut curl -sS --max-time 5 http://$V4:9420/metrics
+check_rc "... and not on bbd0's address" nonzero
+
 # ---- SIGHUP: the config and lists read again ------------------------------------------------
 printf '198.51.100.2\n198.51.100.3\n' >"$LIST"
 kill -HUP "$dpid"
@@ -118,9 +130,11 @@ check_eq "SIGTERM: exit 0" "$?" 0
 expect_blocked "on_exit keep (the default): the filter stays attached" 198.51.100.2 $V4
 
 # ---- refresh: a rebuild only when a list changed --------------------------------------------
-write_conf 'refresh = 1s'
+write_conf 'refresh = 1s' 'metrics = off'
 start_daemon
 check_eq "run --config with refresh = 1s starts" "$?" 0
+check_eq "metrics = off: nothing listens on 9420" "$(in_dut ss -Hltn 'sport = :9420')" ""
+check_no_match "... nor says it serves /metrics" 'serving /metrics' "$(cat "$BB_TMP/run.log")"
 g=$(generation)
 sleep 2.5
 check_eq "refresh, the lists unchanged: no rebuild (the same generation)" "$(generation)" "$g"
@@ -131,6 +145,29 @@ check_eq "... a new generation" "$(generation)" "$((g + 1))"
 expect_pass "... what left the list passes" 198.51.100.3 $V4
 kill -TERM "$daemon"
 wait "$daemon"
+
+# ---- /metrics: the default port taken (another instance's daemon): a warning -----------------
+# (SO_REUSEADDR: the scrape above may have left the port in TIME_WAIT)
+ip netns exec "$NS_DUT" timeout 60 python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 9420)); s.listen(); time.sleep(60)' &
+holder=$!
+wait_listen_in "$NS_DUT" t 9420 || bail "could not take 127.0.0.1:9420 in the dut namespace"
+write_conf
+start_daemon
+check_eq "/metrics: the default port taken: run starts all the same" "$?" 0
+check_match "... warning that it goes on without /metrics" \
+	'^<4>/metrics: cannot serve on 127\.0\.0\.1:9420, the default: .*; going on without' \
+	"$(cat "$BB_TMP/run.log")"
+expect_blocked "... and the filter is served: the listed source is dropped" 198.51.100.2 $V4
+kill -TERM "$daemon"
+wait "$daemon"
+check_eq "... SIGTERM: exit 0" "$?" 0
+write_conf 'metrics = 127.0.0.1:9420'
+run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+check_rc "/metrics: the port the config names taken: run fails" 1
+check_match "... saying so" '^<3>--metrics 127\.0\.0\.1:9420: cannot serve there' "$err"
+stop_pid "$holder"
 
 # ---- systemd: sd_notify (READY, STATUS, RELOADING, WATCHDOG, STOPPING) and the unit ---------
 cat >"$BB_TMP/notify.py" <<'EOF'
