@@ -150,6 +150,12 @@ static double fill_fpr(const struct bb_image *img)
 
 #define STAT(s, field) ((unsigned long long)(s)->field)
 
+/*
+ * The counters are one per-CPU array an instance, shared by its programs at every hook
+ * (bpf/bloomblock.bpf.c): they carry no interface or hook label, and the HELP says so.
+ */
+#define PER_INSTANCE	"; summed over the instance's attachments (bloomblock_attached_info)"
+
 /* The hits by what was checked: one family with a kind label. */
 static void hits_by_kind(FILE *f, const struct bb_stats *s)
 {
@@ -165,7 +171,7 @@ static void hits_by_kind(FILE *f, const struct bb_stats *s)
 	size_t i;
 
 	family(f, "bloomblock_hits_total", "counter",
-	       "Bloom filter hits (maybe listed), by what was checked");
+	       "Bloom filter hits (maybe listed), by what was checked" PER_INSTANCE);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		fprintf(f, "bloomblock_hits_total{kind=\"%s\"} %llu\n", rows[i].kind, rows[i].n);
 }
@@ -232,17 +238,20 @@ int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 	    BB_BLOCK_BYTES <= img.map_size)
 		ah = (const void *)&img.blocks[bb_allow_index(hdr->nblocks)];
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		char name[96];
+		char name[96], help[512];
 
 		snprintf(name, sizeof(name), "bloomblock_%s_total", counters[i].name);
-		family(f, name, "counter", counters[i].help);
+		snprintf(help, sizeof(help), "%s" PER_INSTANCE, counters[i].help);
+		family(f, name, "counter", help);
 		fprintf(f, "%s %llu\n", name,
 			(unsigned long long)*(const __u64 *)((const char *)&s + counters[i].offset));
 	}
 	hits_by_kind(f, &s);
 
 	family(f, "bloomblock_attached_info", "gauge",
-	       "an interface and hook the instance's program is attached to");
+	       "an interface and hook the instance's program is attached to: the counters are "
+	       "the sums over all of them (one instance per interface gives figures per "
+	       "interface)");
 	n = bb_attachments(bb_opts.pin_dir, att, 64);
 	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		fputs("bloomblock_attached_info{interface=\"", f);
