@@ -792,31 +792,13 @@ static void interfaces_text(const struct bb_attachment *att, int n)
 		printf("interface    none\n");
 }
 
-static void status_text(const struct status_view *v)
+/* status: how the filter answers a hit (mode, answers, confirmations). */
+static void verdicts_text(const struct status_view *v)
 {
-	const struct bb_attachment *att = v->att;
 	const struct bb_header *hdr = v->hdr;
-	const struct bb_allow_header *ah = v->ah;
 	const struct bb_config *cfg = v->cfg;
-	struct bb_image img = v->img;
-	struct bb_index_view index = v->index;
-	const unsigned int *probes = v->probes;
-	const double *check_fpr = v->check_fpr, *check_fill = v->check_fill;
-	double fpr = v->fpr, fill_fpr = v->fill_fpr;
-	long kept = v->kept;
-	int n = v->n, i;
-	int n_checks;
+	int i;
 
-	printf("pin dir      %s\n", bb_opts.pin_dir);
-	interfaces_text(att, n);
-	for (i = 0; i < n && att[i].hook != BB_HOOK_XDP; i++)
-		;
-	if (i < n) {
-		char xdp[512];
-
-		if (bb_xdp_compat_text(xdp, sizeof(xdp))[0])
-			printf("xdp attach   %s\n", xdp);
-	}
 	printf("mode         %s%s\n", bb_mode_name(hdr->flags), hdr->flags & BB_HDR_F_CONFIRM ?
 	       ": a hit drops once bloomblock run found it on a list" : "");
 	if (hdr->flags & BB_HDR_F_ANSWER) {
@@ -826,12 +808,13 @@ static void status_text(const struct status_view *v)
 		       hdr->flags & BB_HDR_F_SINKHOLE ? "A 0.0.0.0 / AAAA :: (NXDOMAIN where that "
 		       "would not fit)" : "NXDOMAIN", cfg->answer_cost_ns ?
 		       1000000000U / cfg->answer_cost_ns : BB_ANSWER_RATE);
-		for (i = 0; i < n; i++)
-			if (att[i].hook == BB_HOOK_XDP && att[i].ifindex > 0 && !att[i].elsewhere &&
-			    !bb_xdp_reset_attached(bb_opts.pin_dir, att[i].ifindex))
+		for (i = 0; i < v->n; i++)
+			if (v->att[i].hook == BB_HOOK_XDP && v->att[i].ifindex > 0 &&
+			    !v->att[i].elsewhere &&
+			    !bb_xdp_reset_attached(bb_opts.pin_dir, v->att[i].ifindex))
 				printf("             %s: no reset helper at tc ingress: a blocked "
 				       "connection is reset on the server's side only (load again)\n",
-				       att[i].ifname);
+				       v->att[i].ifname);
 	} else {
 		printf("answers      drop: blocked DNS queries and TLS/HTTP connections get no answer "
 		       "(--answer reject or sinkhole)\n");
@@ -841,58 +824,67 @@ static void status_text(const struct status_view *v)
 	else if (v->have_daemon && !strcmp(bb_confirm_daemon_state(&v->daemon, v->now), "running"))
 		printf("daemon       running (pid %u): counting hits by list (stats --by-list)\n",
 		       v->daemon.pid);
-	{
-		json_t *ld = loaded_json(hdr), *lists = ld ? json_object_get(ld, "lists") : NULL;
-		const char *file = ld ? json_string_value(json_object_get(ld, "filter_file")) : NULL;
-		size_t k;
+}
 
-		if (ld) {
-			printf("loaded       %s from ",
-			       json_string_value(json_object_get(ld, "time_utc")) ?: "?");
-			if (file)
-				printf("the filter file %s%s", file,
-				       json_array_size(lists) ? ", with " : "");
-			for (k = 0; k < json_array_size(lists); k++)
-				printf("%s%s", k ? ", " : "",
-				       json_string_value(json_array_get(lists, k)) ?: "?");
-			printf("\n");
-			print_entries("entries", json_object_get(ld, "entries"));
-			print_entries("allowlisted", json_object_get(ld, "allow_entries"));
-			if (json_integer_value(json_object_get(ld, "capacity")) > 0)
-				printf("capacity     sized for %lld keys\n",
-				       (long long)json_integer_value(json_object_get(ld, "capacity")));
-		} else {
-			printf("loaded       not known (no %s for this filter)\n", BB_STATE_LOADED);
-		}
-		json_decref(ld);
+/* status: what was loaded, from where, when (loaded.json). */
+static void loaded_text(const struct bb_header *hdr)
+{
+	json_t *ld = loaded_json(hdr), *lists = ld ? json_object_get(ld, "lists") : NULL;
+	const char *file = ld ? json_string_value(json_object_get(ld, "filter_file")) : NULL;
+	size_t k;
+
+	if (!ld) {
+		printf("loaded       not known (no %s for this filter)\n", BB_STATE_LOADED);
+		return;
 	}
-	bb_feeds_status_text(stdout);
-	reloads_text();
-	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation, img.map_id);
+	printf("loaded       %s from ", json_string_value(json_object_get(ld, "time_utc")) ?: "?");
+	if (file)
+		printf("the filter file %s%s", file, json_array_size(lists) ? ", with " : "");
+	for (k = 0; k < json_array_size(lists); k++)
+		printf("%s%s", k ? ", " : "", json_string_value(json_array_get(lists, k)) ?: "?");
+	printf("\n");
+	print_entries("entries", json_object_get(ld, "entries"));
+	print_entries("allowlisted", json_object_get(ld, "allow_entries"));
+	if (json_integer_value(json_object_get(ld, "capacity")) > 0)
+		printf("capacity     sized for %lld keys\n",
+		       (long long)json_integer_value(json_object_get(ld, "capacity")));
+	json_decref(ld);
+}
+
+/* status: the filter itself: generation, keys, size, fill, rates, probes, allowlist. */
+static void filter_text(const struct status_view *v)
+{
+	const struct bb_header *hdr = v->hdr;
+	const struct bb_allow_header *ah = v->ah;
+	const unsigned int *probes = v->probes;
+	int i, n_checks;
+
+	printf("generation   %llu (map id %u)\n", (unsigned long long)hdr->generation,
+	       v->img.map_id);
 	printf("keys         %llu", (unsigned long long)hdr->items);
-	if (index.map) {
+	if (v->index.map) {
 		__u64 by[BB_KEY_KIND_MAX];
 		int shown = 0;
 
-		keys_by_kind(&index, by);
+		keys_by_kind(&v->index, by);
 		for (i = 1; i < BB_KEY_KIND_MAX; i++)
 			if (by[i])
 				printf("%s%s %llu", shown++ ? ", " : " (", key_kind_names[i],
 				       (unsigned long long)by[i]);
-		printf("%s; room for about %llu more before add refuses",
-		       shown ? ")" : "", (unsigned long long)room_left(hdr, probes, index.meta.fp));
+		printf("%s; room for about %llu more before add refuses", shown ? ")" : "",
+		       (unsigned long long)room_left(hdr, probes, v->index.meta.fp));
 	}
 	printf("\n");
-	printf("size         %zu bytes, %u blocks, k=%u\n", img.map_size, hdr->nblocks, hdr->k);
+	printf("size         %zu bytes, %u blocks, k=%u\n", v->img.map_size, hdr->nblocks, hdr->k);
 	printf("fill         %.4g (%llu of %llu bits set)\n", v->fill,
 	       (unsigned long long)v->bits_set, (unsigned long long)hdr->nblocks * BB_BLOCK_BITS);
-	printf("FPR          %.3g per key lookup, predicted; %.3g from the bits set\n", fpr,
-	       fill_fpr);
+	printf("FPR          %.3g per key lookup, predicted; %.3g from the bits set\n", v->fpr,
+	       v->fill_fpr);
 	printf("per check   ");
 	for (i = 0, n_checks = 0; i < BB_CHECK_MAX; i++)
 		if (probes[i])
 			printf("%s %s %.3g (%.3g from the bits; %u probe%s)", n_checks++ ? "," : "",
-			       bb_check_name(i), check_fpr[i], check_fill[i], probes[i],
+			       bb_check_name(i), v->check_fpr[i], v->check_fill[i], probes[i],
 			       probes[i] == 1 ? "" : "s");
 	printf("%s\n", n_checks ? "" : " none");
 	print_probes("IPv4", hdr->v4_plens, hdr->n_v4_plens, hdr->flags & BB_HDR_F_V4_SHORT);
@@ -906,22 +898,31 @@ static void status_text(const struct status_view *v)
 		for (i = 0; i < ah->n_v6_plens && i < BB_ALLOW_MAX_PLENS; i++)
 			printf(" /%u (v6)", ah->v6_plens[i]);
 	}
-	printf("; %ld item%s kept by `bloomblock allow`\n", kept, kept == 1 ? "" : "s");
-	if ((hdr->flags & BB_HDR_F_EVENTS) && cfg->event_cost_ns)
+	printf("; %ld item%s kept by `bloomblock allow`\n", v->kept, v->kept == 1 ? "" : "s");
+}
+
+/* status: what userspace keeps beside the filter: events, the state dir, index, shadow, guard. */
+static void state_text(const struct status_view *v)
+{
+	const struct bb_header *hdr = v->hdr;
+	const struct bb_index_view *index = &v->index;
+
+	if ((hdr->flags & BB_HDR_F_EVENTS) && v->cfg->event_cost_ns)
 		printf("events       on: at most %u a second a CPU, bursts of %u (bloomblock "
-		       "events reads them)\n", 1000000000U / cfg->event_cost_ns, cfg->event_burst);
+		       "events reads them)\n", 1000000000U / v->cfg->event_cost_ns,
+		       v->cfg->event_burst);
 	else
 		printf("events       off (load --events RATE turns them on)\n");
 	printf("state dir    %s\n", bb_state_dir());
-	if (index.map) {
+	if (index->map) {
 		long sb = shadow_size();
 
 		printf("index        %zu keys from %u list%s, %zu bytes (%zu a key): check names "
-		       "the list and line of a hit\n", index.n, index.n_sources,
-		       index.n_sources == 1 ? "" : "s", index.size,
-		       index.n ? index.size / index.n : 0);
+		       "the list and line of a hit\n", index->n, index->n_sources,
+		       index->n_sources == 1 ? "" : "s", index->size,
+		       index->n ? index->size / index->n : 0);
 		printf("live changes %llu added, %llu deleted since the load\n",
-		       (unsigned long long)index.meta.added, (unsigned long long)index.meta.deleted);
+		       (unsigned long long)index->meta.added, (unsigned long long)index->meta.deleted);
 		if (sb >= 0)
 			printf("shadow       %ld bytes, %llu counts (%.1f bytes a key): the counts "
 			       "add and del keep\n", sb,
@@ -929,13 +930,36 @@ static void status_text(const struct status_view *v)
 			       hdr->items ? (double)sb / (double)hdr->items : 0.0);
 		else
 			printf("shadow       none yet: the first add or del builds it from the index\n");
-	} else
+	} else {
 		printf("index        none of this filter: check cannot name the list of a hit\n");
+	}
 	if (access(guard_off_path(), F_OK))
 		printf("guard        on: never dropped (load --no-guard to turn it off)\n");
 	else
 		printf("guard        off (load --guard to turn it on)\n");
 	guard_items(NULL);
+}
+
+static void status_text(const struct status_view *v)
+{
+	int i;
+
+	printf("pin dir      %s\n", bb_opts.pin_dir);
+	interfaces_text(v->att, v->n);
+	for (i = 0; i < v->n && v->att[i].hook != BB_HOOK_XDP; i++)
+		;
+	if (i < v->n) {
+		char xdp[512];
+
+		if (bb_xdp_compat_text(xdp, sizeof(xdp))[0])
+			printf("xdp attach   %s\n", xdp);
+	}
+	verdicts_text(v);
+	loaded_text(v->hdr);
+	bb_feeds_status_text(stdout);
+	reloads_text();
+	filter_text(v);
+	state_text(v);
 }
 
 int cmd_status(int argc, char **argv)
