@@ -48,7 +48,7 @@ BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # The pure core (list parsing, names, filter building) needs no libbpf and no root:
 # unit tests link it alone. Everything else in user/ is the CLI over libbpf.
 CORE_SRCS	:= $(wildcard user/list_*.c) $(wildcard user/filter_*.c) user/reader.c user/name.c \
-		   user/guard.c user/bbf.c user/outfile.c user/fault.c
+		   user/guard.c user/bbf.c user/outfile.c user/fault.c user/watch.c
 CLI_SRCS	:= $(filter-out $(CORE_SRCS),$(wildcard user/*.c))
 CORE_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 CLI_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))

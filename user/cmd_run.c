@@ -11,12 +11,17 @@
  * again on SIGHUP, and every refresh that found a list changed, fetching the lists
  * given by URL (feeds, feed.c) first. That work runs on a thread of its own, so
  * that the ring is read and the heartbeat beaten while a feed downloads or a load
- * builds: what the programs ask is answered throughout.
+ * builds: what the programs ask is answered throughout. It also watches the
+ * directories of the config and its lists (watch.h; watch = no: not): a file replaced
+ * there, by an editor, rsync or a Kubernetes ConfigMap's symlink swap, is loaded as on
+ * SIGHUP, once what it changed is on disk.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -38,11 +43,13 @@
 #include "pins.h"
 #include "privs.h"
 #include "state.h"
+#include "watch.h"
 
 /* where /metrics is served when nothing says: this namespace's loopback only */
 #define BB_METRICS_DEFAULT	"127.0.0.1:9420"
 
 #define BB_STATE_RUN_LOCK	"run.lock"	/* held by the one bloomblock run of an instance */
+#define BB_RUN_WATCH_QUIET_MS	500	/* a change is loaded once its files are this long quiet */
 
 static volatile sig_atomic_t stop_sig, hup;
 
@@ -96,6 +103,20 @@ static int child_args(char **args, int max, const char *cmd)
 	return n < max ? n : -1;
 }
 
+/* sig with path's stat mixed in (through symlinks: a swapped link is a new inode). */
+static unsigned long long stat_mix(unsigned long long sig, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return (sig ^ 0xdeadULL) * 1099511628211ULL;	/* missing is a state too */
+	sig = (sig ^ (unsigned long long)st.st_mtim.tv_sec) * 1099511628211ULL;
+	sig = (sig ^ (unsigned long long)st.st_mtim.tv_nsec) * 1099511628211ULL;
+	sig = (sig ^ (unsigned long long)st.st_size) * 1099511628211ULL;
+	sig = (sig ^ (unsigned long long)st.st_ino) * 1099511628211ULL;
+	return (sig ^ (unsigned long long)st.st_dev) * 1099511628211ULL;
+}
+
 /* A signature of the config's lists as they are on disk: what a refresh compares. */
 static unsigned long long lists_signature(void)
 {
@@ -105,17 +126,20 @@ static unsigned long long lists_signature(void)
 
 	if (bb_run_config_argv(&config, &argv, &argc))
 		return 0;
-	for (i = 0; i < argc; i++) {
-		struct stat st;
-
-		if (argv[i][0] == '-' || stat(argv[i], &st))
-			continue;
-		sig = (sig ^ (unsigned long long)st.st_mtim.tv_sec) * 1099511628211ULL;
-		sig = (sig ^ (unsigned long long)st.st_mtim.tv_nsec) * 1099511628211ULL;
-		sig = (sig ^ (unsigned long long)st.st_size) * 1099511628211ULL;
-		sig = (sig ^ (unsigned long long)st.st_ino) * 1099511628211ULL;
-	}
+	for (i = 0; i < argc; i++)
+		if (argv[i][0] != '-' && !access(argv[i], F_OK))
+			sig = stat_mix(sig, argv[i]);
 	return sig;
+}
+
+/* The config file and the lists as last read: what a watched change is compared with. */
+static struct {
+	unsigned long long conf, lists;
+} seen;
+
+static unsigned long long config_signature(void)
+{
+	return stat_mix(1469598103934665603ULL, config_path);
 }
 
 /* The config's feeds and what each did last: the worker's alone once it runs. */
@@ -216,6 +240,7 @@ static int config_load(const char *why)
 	char **largv;
 	int largc, n, i, rc;
 
+	seen.lists = lists_signature();	/* before: a change while it loads is loaded next */
 	if (bb_run_config_argv(&config, &largv, &largc))
 		return -1;
 	n = child_args(args, 16, "load");
@@ -260,9 +285,10 @@ static void usage(FILE *out)
 		"  -v, --verbose   log every answer\n"
 		"      --config FILE  an INI file, [instance]: interface, hook, mode, list, allow\n"
 		"                  (paths or globs), refresh (30m), pin_dir, state_dir, metrics,\n"
-		"                  on_exit (keep, detach), and load's options ('_' for '-'); run\n"
-		"                  loads it first, again on SIGHUP and every refresh its lists\n"
-		"                  changed\n"
+		"                  on_exit (keep, detach), watch (yes, no), and load's options\n"
+		"                  ('_' for '-'); run loads it first, again on SIGHUP, every\n"
+		"                  refresh its lists changed, and when the config or a list is\n"
+		"                  replaced (watch = yes: inotify on their directories)\n"
 		"      --check-config  with --config: check it (file, line, key) and exit\n"
 		"      --metrics ADDR:PORT  serve GET /metrics (Prometheus's text format, as\n"
 		"                  stats --prometheus prints it) there; an IPv6 address in\n"
@@ -485,6 +511,7 @@ static int run_config(struct run_opts *o)
 {
 	if (!config_path)
 		return -1;
+	seen.conf = config_signature();
 	if (bb_run_config_read(config_path, &config))
 		return BB_EXIT_USAGE;
 	if (o->check_only) {
@@ -518,13 +545,19 @@ static int metrics_choice(struct run_opts *o)
 	return -1;
 }
 
-/* SIGHUP: the config read again, its feeds fetched, and loaded; a bad one changes nothing. */
-static void run_hup(unsigned long long *sig)
+static void watch_update(void);
+
+/*
+ * SIGHUP, or a changed config file (why: "change"): the config read again, its feeds
+ * fetched, and loaded; a bad one changes nothing.
+ */
+static void run_hup(unsigned long long *sig, const char *why)
 {
 	struct bb_run_config fresh;
 
+	seen.conf = config_signature();	/* a bad config is not read again until it changes */
 	if (bb_run_config_read(config_path, &fresh)) {	/* the worker runs with --config only */
-		pr_err("SIGHUP: %s is not good (said above): the running config stays\n",
+		pr_err("%s: %s is not good (said above): the running config stays\n", why,
 		       config_path);
 		return;
 	}
@@ -533,17 +566,37 @@ static void run_hup(unsigned long long *sig)
 	memcpy(fresh.state_dir, config.state_dir, sizeof(fresh.state_dir));
 	bb_run_config_free(&config);
 	memcpy(&config, &fresh, sizeof(config));
+	watch_update();		/* the lists may be elsewhere now */
 	sd_notify(0, "RELOADING=1");
 	if (!feeds_setup()) {
 		char said[128];
 
 		feeds_fetch(said, sizeof(said));
 		if (said[0])
-			pr_info("SIGHUP: %sloading\n", said);
+			pr_info("%s: %sloading\n", why, said);
 	}
-	if (!config_load("SIGHUP"))
+	if (!config_load(why))
 		*sig = lists_signature();
-	sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on SIGHUP", bb_opts.pin_dir);
+	sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on %s", bb_opts.pin_dir, why);
+}
+
+/*
+ * Something moved in a watched directory: the config read again and loaded when it
+ * changed (as on SIGHUP), else the lists loaded when one changed; else nothing. A load
+ * that fails is not tried again until a file changes again (or the next refresh).
+ */
+static void run_change(unsigned long long *sig)
+{
+	if (config_signature() != seen.conf) {
+		pr_info("change: %s changed: reading it again\n", config_path);
+		run_hup(sig, "change");
+	} else if (lists_signature() != seen.lists) {
+		pr_info("change: a list changed: loading\n");
+		sd_notify(0, "RELOADING=1");
+		if (!config_load("change"))
+			*sig = lists_signature();
+		sd_notifyf(0, "READY=1\nSTATUS=serving %s; reloaded on a change", bb_opts.pin_dir);
+	}
 }
 
 /* A refresh: the feeds fetched, and a load when a list or a feed's copy changed. */
@@ -567,28 +620,31 @@ static void run_refresh(unsigned long long *sig)
 }
 
 /*
- * The worker: SIGHUPs and refreshes, one at a time, off the thread that answers the
- * ring. Signals go to the main thread only (blocked here); it wakes this one.
+ * The worker: SIGHUPs, changes and refreshes, one at a time, off the thread that
+ * answers the ring. Signals go to the main thread only (blocked here); it wakes this
+ * one, and so does the watch's thread.
  */
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t thread;
-	bool hup, stop, running;
+	bool hup, changed, stop, running;
 	unsigned long long sig;		/* the lists as last loaded */
 } work = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static struct bb_watch watch;
 
 static void *worker(void *arg)
 {
 	struct timespec at;
-	bool sighup;
+	bool sighup, changed;
 
 	(void)arg;
 	pthread_mutex_lock(&work.mu);
 	while (!work.stop) {
 		clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_sec += config.refresh_s > 0 ? (time_t)config.refresh_s : 0;
-		while (!work.stop && !work.hup) {
+		while (!work.stop && !work.hup && !work.changed) {
 			if (config.refresh_s <= 0)
 				pthread_cond_wait(&work.cv, &work.mu);
 			else if (pthread_cond_timedwait(&work.cv, &work.mu, &at) == ETIMEDOUT)
@@ -597,16 +653,96 @@ static void *worker(void *arg)
 		if (work.stop)
 			break;
 		sighup = work.hup;
-		work.hup = false;
+		changed = work.changed;
+		work.hup = work.changed = false;
 		pthread_mutex_unlock(&work.mu);
 		if (sighup)
-			run_hup(&work.sig);
+			run_hup(&work.sig, "SIGHUP");
+		else if (changed)
+			run_change(&work.sig);
 		else
 			run_refresh(&work.sig);
 		pthread_mutex_lock(&work.mu);
 	}
 	pthread_mutex_unlock(&work.mu);
 	return NULL;
+}
+
+/* The watch's thread, after a burst of events: the worker looks (run_change()). */
+static void on_change(void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&work.mu);
+	work.changed = true;
+	pthread_cond_signal(&work.cv);
+	pthread_mutex_unlock(&work.mu);
+}
+
+/* dir_add(..., path): path's directory into dirs (n of them), once. */
+static void dir_add(char **dirs, char (*store)[PATH_MAX], size_t *n, const char *path)
+{
+	char *slash;
+	size_t i;
+
+	if (*n >= BB_WATCH_MAX_DIRS)
+		return;
+	snprintf(store[*n], PATH_MAX, "%s", path);
+	slash = strrchr(store[*n], '/');
+	if (!slash)
+		snprintf(store[*n], PATH_MAX, ".");
+	else
+		slash[slash == store[*n]] = '\0';	/* "/x" is in "/" */
+	if (strpbrk(store[*n], "*?["))
+		return;		/* a glob's directory part: its matches' are added */
+	for (i = 0; i < *n && strcmp(dirs[i], store[*n]); i++)
+		;
+	if (i == *n) {
+		dirs[*n] = store[*n];
+		(*n)++;
+	}
+}
+
+/* path's directory, and the directory its symlinks lead to when that is another. */
+static void dirs_of(char **dirs, char (*store)[PATH_MAX], size_t *n, const char *path)
+{
+	char real[PATH_MAX];
+
+	dir_add(dirs, store, n, path);
+	if (realpath(path, real))
+		dir_add(dirs, store, n, real);
+}
+
+/*
+ * What the watch looks at: the directories of the config file and of each list and
+ * allowlist (a glob's, and each file it matches), where their symlinks lead too; not
+ * the feeds' copies, which run writes itself. Nothing with watch = no.
+ */
+static void watch_update(void)
+{
+	static char store[BB_WATCH_MAX_DIRS][PATH_MAX];
+	char *dirs[BB_WATCH_MAX_DIRS];
+	size_t n = 0, l, k;
+	int got;
+
+	if (!watch.running)
+		return;
+	if (!config.no_watch)
+		dirs_of(dirs, store, &n, config_path);
+	for (l = 0; l < config.n_lists && !config.no_watch; l++) {
+		glob_t g;
+
+		if (config.lists[l].url)
+			continue;
+		dir_add(dirs, store, &n, config.lists[l].pattern);
+		if (glob(config.lists[l].pattern, 0, NULL, &g))
+			continue;
+		for (k = 0; k < g.gl_pathc; k++)
+			dirs_of(dirs, store, &n, g.gl_pathv[k]);
+		globfree(&g);
+	}
+	got = bb_watch_dirs(&watch, dirs, n);
+	if (got < 0)
+		pr_warn("cannot watch the config's directories: %s\n", strerror(-got));
 }
 
 static int worker_start(unsigned long long sig)
@@ -616,6 +752,11 @@ static int worker_start(unsigned long long sig)
 	int err;
 
 	work.sig = sig;
+	/* before the worker, which calls watch_update() too after a SIGHUP */
+	err = bb_watch_start(&watch, BB_RUN_WATCH_QUIET_MS, on_change, NULL);
+	if (err)	/* SIGHUP and refresh still work */
+		pr_warn("cannot watch for changed files: %s\n", strerror(-err));
+	watch_update();
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&work.cv, &ca);
@@ -637,6 +778,8 @@ static int worker_start(unsigned long long sig)
 
 static void worker_poke(bool stop)
 {
+	if (stop)
+		bb_watch_stop(&watch);	/* first: it wakes the worker */
 	if (!work.running)
 		return;
 	pthread_mutex_lock(&work.mu);

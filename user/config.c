@@ -2,7 +2,7 @@
 /*
  * The daemon's config file (config.h): an INI file read with inih, one [instance]
  * section. Its keys are the daemon's own (interface, hook, mode, list, allow, refresh,
- * pin_dir, state_dir, metrics, on_exit, and the feed_* keys of feeds) and every option of load under the same name,
+ * pin_dir, state_dir, metrics, on_exit, watch, and the feed_* keys of feeds) and every option of load under the same name,
  * '_' for '-': each is checked as it is read, with the value parser load uses, so that
  * a bad config names its file, line and key before anything is loaded.
  */
@@ -174,6 +174,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		if (strcmp(value, "keep") && strcmp(value, "detach"))
 			return bad(r, name, "keep or detach, not '%s'", value);
 		rc->detach_on_exit = !strcmp(value, "detach");
+		return 1;
+	}
+	if (!strcmp(name, "watch")) {
+		if (!truthy(value) && !falsy(value))
+			return bad(r, name, "yes or no, not '%s'", value);
+		rc->no_watch = falsy(value);
 		return 1;
 	}
 	if (!strncmp(name, "feed_", 5))

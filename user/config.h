@@ -26,6 +26,7 @@ struct bb_run_config {
 	char metrics[128];			/* ADDR:PORT, "off"; "": not said (the default) */
 	double refresh_s;			/* 0: no refresh but SIGHUP */
 	bool detach_on_exit;			/* on_exit = detach */
+	bool no_watch;				/* watch = no: changed files not noticed */
 	char feed_dir[256];			/* feeds' copies; "": the state dir's feeds/ */
 	char feed_cafile[256];
 	struct bb_feed_opts feed;		/* feed_timeout, feed_max_size, ... */

@@ -273,6 +273,41 @@ expect_blocked() {
 	blocked_tx=$((blocked_tx + ping_tx))
 }
 
+# ---- the daemon ------------------------------------------------------------------
+
+# daemon_start CONF LOG [NS]: `bloomblock run --config CONF` in NS (the dut's by default),
+# its messages in LOG, until it serves (10 s at most). Sets daemon (the pid of timeout(1),
+# to wait for) and dpid (bloomblock's own: timeout passes on one signal, then ignores it,
+# so SIGHUP goes to dpid). BB_DAEMON_TIMEOUT bounds its life (120 s).
+daemon=''
+dpid=''
+daemon_start() {
+	local conf=$1 log=$2 ns=${3:-$NS_DUT} _
+	: >"$log"
+	timeout "${BB_DAEMON_TIMEOUT:-120}" nsenter --net="/run/netns/$ns" "$BB" run --config "$conf" \
+		>"$log" 2>&1 &
+	daemon=$!
+	for _ in $(seq 1 100); do
+		if grep -q '^<6>serving /sys' "$log"; then
+			dpid=$(pgrep -P "$daemon" | head -n 1)
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_log ERE [LOG [COUNT]]: until LOG ($BB_TMP/run.log) has COUNT (1) lines matching ERE,
+# 10 s at most
+wait_log() {
+	local log=${2:-$BB_TMP/run.log} count=${3:-1} _
+	for _ in $(seq 1 100); do
+		[ "$(grep -cE -- "$1" "$log" 2>/dev/null)" -ge "$count" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # ---- state -----------------------------------------------------------------------
 
 # bb_stat NAME: one counter from `bloomblock stats -j`

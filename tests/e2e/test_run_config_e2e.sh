@@ -26,32 +26,8 @@ write_conf() {
 	} >"$CONF"
 }
 
-daemon=''
-start_daemon() {
-	: >"$BB_TMP/run.log"
-	timeout 120 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" \
-		>"$BB_TMP/run.log" 2>&1 &
-	daemon=$!
-	for _ in $(seq 1 100); do
-		if grep -q '^<6>serving /sys' "$BB_TMP/run.log"; then
-			# timeout(1) passes one signal on, then ignores that signal: SIGHUP goes
-			# to bloomblock itself
-			dpid=$(pgrep -P "$daemon" | head -n 1)
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
+start_daemon() { daemon_start "$CONF" "$BB_TMP/run.log"; }	# lib.sh: daemon, dpid
 generation() { bb_status '.filter.generation'; }
-# wait_log PATTERN: until run.log has a line matching PATTERN (10 s at most)
-wait_log() {
-	for _ in $(seq 1 100); do
-		grep -qE "$1" "$BB_TMP/run.log" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---- --check-config ------------------------------------------------------------------------
 write_conf 'fp = 0.001' 'events = 100' 'no_guard = no' 'refresh = 30m' 'metrics = off'
