@@ -60,7 +60,7 @@ BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean test demo bench install uninstall tests asan valgrind fuzz fuzzers lint
+.PHONY: all clean test demo bench install uninstall tests asan valgrind fuzz fuzzers lint deb
 
 all: bloomblock
 
@@ -209,6 +209,11 @@ install: bloomblock
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' scripts/bloomblock@.service \
 		> $(DESTDIR)/lib/systemd/system/bloomblock@.service
 	install -m 0644 docs/bloomblock.conf.example $(DESTDIR)/etc/bloomblock/example.conf
+
+# The Debian package (debian/, docs/PACKAGING.md): built from a copy of the tree in
+# $(OUTPUT)/deb/build, checked with lintian; leaves $(OUTPUT)/deb/bloomblock_VERSION_ARCH.deb.
+deb:
+	$(Q)DEB_JOBS=2 scripts/build-deb.sh $(OUTPUT)/deb
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/bloomblock $(DESTDIR)$(PREFIX)/share/man/man8/bloomblock.8 \

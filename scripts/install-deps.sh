@@ -17,7 +17,13 @@ packages=(
 	jq util-linux libcap2-bin dnsmasq-base busybox gzip xz-utils zstd tcpdump
 	python3		# the reload test's sender and receiver
 	prometheus	# promtool checks the metrics bloomblock prints
+	# make deb and its test (docs/PACKAGING.md); the deploy manifests' test
+	debhelper dpkg-dev fakeroot lintian
+	yamllint
 )
+# Node.js and npm validate the Kubernetes manifests (tests/deploy/): Debian's, unless a
+# node with its npm is here already (another node package would conflict with them)
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: run as root (apt-get needs it)" >&2
