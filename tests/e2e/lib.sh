@@ -276,7 +276,7 @@ expect_blocked() {
 # ---- the daemon ------------------------------------------------------------------
 
 # daemon_start CONF LOG [NS]: `bloomblock run --config CONF` in NS (the dut's by default),
-# its messages in LOG, until it serves (10 s at most). Sets daemon (the pid of timeout(1),
+# its messages in LOG, until it serves (30 s at most). Sets daemon (the pid of timeout(1),
 # to wait for) and dpid (bloomblock's own: timeout passes on one signal, then ignores it,
 # so SIGHUP goes to dpid). BB_DAEMON_TIMEOUT bounds its life (120 s).
 daemon=''
@@ -287,11 +287,12 @@ daemon_start() {
 	timeout "${BB_DAEMON_TIMEOUT:-120}" nsenter --net="/run/netns/$ns" "$BB" run --config "$conf" \
 		>"$log" 2>&1 &
 	daemon=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 300); do
 		if grep -q '^<6>serving /sys' "$log"; then
 			dpid=$(pgrep -P "$daemon" | head -n 1)
 			return 0
 		fi
+		kill -0 "$daemon" 2>/dev/null || return 1	# it stopped: the log says why
 		sleep 0.1
 	done
 	return 1

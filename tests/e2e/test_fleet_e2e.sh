@@ -6,71 +6,16 @@
 # second .bbf rolled out node by node, each node switching atomically while the
 # others keep the first; a corrupt or truncated file refused with the running
 # filter untouched. TAP output; root needed (else skipped; a skip fails under CI=true).
-#
-#   src namespace (the clients): bbs0 198.51.100.2, bbs2 .66, bbs3 .130; 203.0.113.9 on each
-#   node 1 (the dut namespace):  bbd0 198.51.100.1/26
-#   node 2: bbn2 198.51.100.65/26          node 3: bbn3 198.51.100.129/26
+# The nodes and addresses: fleet_lib.sh.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/e2e/fleet_lib.sh
+. "$(dirname "$0")/fleet_lib.sh"
 
 command -v jq >/dev/null || skip_all "needs jq (scripts/install-deps.sh installs it)"
 
-NODES="1 2 3"
-node_ns() { if [ "$1" = 1 ]; then echo "$NS_DUT"; else echo "$BB_TAG-n$1"; fi; }
-node_pin() { if [ "$1" = 1 ]; then echo "$BB_PIN_DIR"; else echo "$BB_PIN_DIR-n$1"; fi; }
-node_if() { if [ "$1" = 1 ]; then echo bbd0; else echo "bbn$1"; fi; }
-node_addr() { case $1 in 1) echo 198.51.100.1 ;; 2) echo 198.51.100.65 ;; 3) echo 198.51.100.129 ;; esac; }
-src_addr() { case $1 in 1) echo 198.51.100.2 ;; 2) echo 198.51.100.66 ;; 3) echo 198.51.100.130 ;; esac; }
-# bbn N ARGS...: the CLI on node N, in its namespace, with its pin dir
-bbn() { local n=$1; shift; timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$(node_ns "$n")" "$BB" \
-	--pin-dir "$(node_pin "$n")" "$@"; }
-
-fleet_cleanup() {
-	local n
-	for n in 2 3; do
-		if [ -d "$(node_pin "$n")" ] && [ -e "/run/netns/$(node_ns "$n")" ]; then
-			bbn "$n" unload --all >/dev/null 2>&1
-		fi
-		case $(node_pin "$n") in /sys/fs/bpf/?*) rm -rf "$(node_pin "$n")" ;; esac
-		rm -rf "/run/bloomblock/sys-fs-bpf-$BB_TAG-n$n"
-		ip netns del "$(node_ns "$n")" 2>/dev/null
-	done
-	cleanup
-}
-
-e2e_begin
-trap fleet_cleanup EXIT
-ip -n "$NS_DUT" addr flush dev bbd0
-ip -n "$NS_DUT" addr add 198.51.100.1/26 dev bbd0 || bail "node 1's address"
-for n in 2 3; do
-	ip netns add "$(node_ns "$n")" &&
-		ip -n "$(node_ns "$n")" link add "bbn$n" type veth peer name "bbs$n" netns "$NS_SRC" &&
-		ip -n "$(node_ns "$n")" link set lo up &&
-		ip -n "$(node_ns "$n")" addr add "$(node_addr "$n")/26" dev "bbn$n" &&
-		ip -n "$(node_ns "$n")" link set "bbn$n" up &&
-		ip -n "$NS_SRC" addr add "$(src_addr "$n")/26" dev "bbs$n" &&
-		ip -n "$NS_SRC" link set "bbs$n" up || bail "could not set up node $n"
-done
-# the listed client, 203.0.113.9, on each of the src namespace's links, and routes back
-for n in $NODES; do
-	ifs=bbs$n; [ "$n" = 1 ] && ifs=bbs0
-	ip -n "$NS_SRC" addr add 203.0.113.9/32 dev "$ifs" &&
-		ip -n "$(node_ns "$n")" route add 203.0.113.9/32 dev "$(node_if "$n")" ||
-		bail "could not add the listed client for node $n"
-done
-
-# ping_node N SRC: the answered pings (of 2) from SRC to node N
-ping_node() {
-	in_src timeout 8 ping -4 -n -c 2 -i 0.2 -W 1 -w 3 -I "$2" "$(node_addr "$1")" 2>/dev/null |
-		sed -n 's/.* \([0-9][0-9]*\) \(packets \)\{0,1\}received.*/\1/p'
-}
-# verdicts N: "listed-client unlisted-client" as pass/drop
-verdicts() {
-	local a b
-	a=$(ping_node "$1" 203.0.113.9) b=$(ping_node "$1" "$(src_addr "$1")")
-	echo "$([ "${a:-0}" -gt 0 ] && echo pass || echo drop) $([ "${b:-0}" -gt 0 ] && echo pass || echo drop)"
-}
+fleet_begin
 CHECKS="203.0.113.9 203.0.113.10 evil.example www.evil.example other.example 198.51.100.200"
 answers() { bbn "$1" check $CHECKS 2>&1; }
 
