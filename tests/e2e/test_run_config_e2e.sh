@@ -17,12 +17,14 @@ LIST=$BB_TMP/run.txt
 CONF=$BB_TMP/bloomblock.conf
 printf '198.51.100.2\n' >"$LIST"
 
-# write_conf [EXTRA LINES]: the test's config, with lines added to [instance]
+# write_conf [EXTRA LINES]: the test's config, with lines added to [instance] (from line 8);
+# watch = no last: here loads come from SIGHUP and refresh alone (test_watch_e2e.sh watches)
 write_conf() {
 	{
 		printf '# bloomblock run --config, e2e\n[instance]\ninterface = bbd0\nhook = xdp\n'
 		printf 'mode = drop\nlist = %s\npin_dir = %s\n' "$LIST" "$BB_PIN_DIR"
 		printf '%s\n' "$@"
+		printf 'watch = no\n'
 	} >"$CONF"
 }
 
