@@ -592,6 +592,7 @@ static void run_change(unsigned long long *sig)
 		run_hup(sig, "change");
 	} else if (lists_signature() != seen.lists) {
 		pr_info("change: a list changed: loading\n");
+		watch_update();	/* a glob may match more files, a link lead elsewhere */
 		sd_notify(0, "RELOADING=1");
 		if (!config_load("change"))
 			*sig = lists_signature();

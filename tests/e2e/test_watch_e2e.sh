@@ -49,6 +49,9 @@ publish() {
 }
 
 generation() { bb_status '.filter.generation'; }
+loads() { grep -c '^<6>change: loaded' "$LOG"; }
+# next_load: until the daemon has loaded once more than when `before=$(loads)` was taken
+next_load() { wait_log '^<6>change: loaded' "$LOG" $((before + 1)); }
 metric() { in_dut curl -fsS "http://$METRICS/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
 conf_text >"$BB_TMP/conf"
@@ -69,8 +72,9 @@ netns_add_src 203.0.113.7
 in_src timeout 20 ping -4 -n -q -c 400 -i 0.01 -W 1 -I 203.0.113.7 $V4 >"$BB_TMP/flood" 2>&1 &
 flood=$!
 sleep 0.5
+before=$(loads)
 publish bloomblock.conf="$BB_TMP/conf" list.txt="$BB_TMP/list"
-wait_log '^<6>change: loaded' "$LOG"
+next_load
 check_eq "a list swapped in (..data renamed over): loaded, no signal, no refresh" "$?" 0
 diag "$(grep -E 'change' "$LOG")"
 check_match "... the daemon said the ConfigMap's files changed" \
@@ -85,8 +89,9 @@ check_eq "... one load for one swap" "$(grep -c '^<6>change: loaded' "$LOG")" 1
 
 # ---- a new config swapped in: read again --------------------------------------------------
 conf_text 'mode = flag' >"$BB_TMP/conf"
+before=$(loads)
 publish bloomblock.conf="$BB_TMP/conf" list.txt="$BB_TMP/list"
-wait_log '^<6>change: loaded' "$LOG" 2
+next_load
 check_eq "a config swapped in: loaded again" "$?" 0
 check_eq "... its new mode is live" "$(bb_status '.filter.mode')" flag
 expect_pass "... so a listed source is flagged and passes" 198.51.100.3 $V4
@@ -94,21 +99,40 @@ expect_pass "... so a listed source is flagged and passes" 198.51.100.3 $V4
 # ---- a file changed in place; a change of nothing loads nothing -----------------------------
 printf '198.51.100.3\n' >"$CM/plain.txt"
 sed "s|^list = .*|list = $CM/plain.txt|" "$BB_TMP/conf" >"$BB_TMP/conf.plain"
+before=$(loads)
 publish bloomblock.conf="$BB_TMP/conf.plain"
-wait_log '^<6>change: loaded' "$LOG" 3
+next_load
 check_eq "a config naming a plain file beside the ConfigMap's: loaded" "$?" 0
+before=$(loads)
 printf '198.51.100.3\n198.51.100.2\n' >>"$CM/plain.txt"
-wait_log '^<6>change: loaded' "$LOG" 4
+next_load
 check_eq "that list written in place (not swapped): loaded" "$?" 0
 check_match "... as a changed list, the config not read again" \
 	'^<6>change: a list changed: loading' "$(cat "$LOG")"
 g2=$(generation)
+before=$(loads)
 : >"$CM/unrelated.txt"
 mkdir "$CM/unrelated.d"
 sleep 2
-check_eq "an unrelated file and directory made beside them: no load" \
-	"$(grep -c '^<6>change: loaded' "$LOG")" 4
+check_eq "an unrelated file and directory made beside them: no load" "$(loads)" "$before"
 check_eq "... the same generation" "$(generation)" "$g2"
+
+# ---- a glob: a new file that matches it is loaded --------------------------------------------
+mkdir "$BB_TMP/lists.d"
+printf '198.51.100.3\n' >"$BB_TMP/lists.d/a.txt"
+sed "s|^list = .*|list = $BB_TMP/lists.d/*.txt|" "$BB_TMP/conf" >"$BB_TMP/conf.glob"
+before=$(loads)
+publish bloomblock.conf="$BB_TMP/conf.glob"
+next_load
+check_eq "a config whose list is a glob: loaded" "$?" 0
+check_match "... 198.51.100.2 is not listed" '198\.51\.100\.2: not listed' "$(bb check 198.51.100.2)"
+before=$(loads)
+printf '198.51.100.2\n' >"$BB_TMP/lists.d/b.txt.part"
+mv "$BB_TMP/lists.d/b.txt.part" "$BB_TMP/lists.d/b.txt"
+next_load
+check_eq "a new file matching the glob: loaded" "$?" 0
+check_match "... what it lists is listed now" '198\.51\.100\.2: listed' "$(bb check 198.51.100.2)"
+g2=$(generation)
 
 # ---- a broken config: refused, the filter and config kept ----------------------------------
 printf '[instance]\nbogus = 1\n' >"$BB_TMP/bad.conf"
@@ -124,8 +148,9 @@ run timeout "$BB_TIMEOUT" "$BB" build "$BB_TMP/list" -o "$BB_TMP/good.bbf"
 check_rc "build the list into a filter file" 0
 cp "$BB_TMP/good.bbf" "$BB_TMP/bad.bbf"
 printf '\x55' | dd of="$BB_TMP/bad.bbf" bs=1 seek=3000 conv=notrunc 2>/dev/null
+before=$(loads)
 publish bloomblock.conf="$BB_TMP/conf.bbf" filter.bbf="$BB_TMP/good.bbf"
-wait_log '^<6>change: loaded' "$LOG" 5
+next_load
 check_eq "a config naming a filter file, swapped in: loaded" "$?" 0
 diag "$(tail -n 12 "$LOG")"
 check_eq "... drop mode again" "$(bb_status '.filter.mode')" drop
@@ -143,8 +168,9 @@ check_eq "status -j: reloads.ok is false" "$(bb_status '.reloads.ok')" false
 check_eq "metrics: bloomblock_last_reload_success 0" "$(metric bloomblock_last_reload_success)" 0
 check_eq "metrics: one failed reload" \
 	"$(metric 'bloomblock_reloads_total{result="failed"}')" 1
+before=$(loads)
 publish bloomblock.conf="$BB_TMP/conf.bbf" filter.bbf="$BB_TMP/good.bbf"
-wait_log '^<6>change: loaded' "$LOG" 6
+next_load
 check_eq "the good file again: loaded" "$?" 0
 check_eq "... metrics: the last reload succeeded" "$(metric bloomblock_last_reload_success)" 1
 kill -TERM "$dpid"
