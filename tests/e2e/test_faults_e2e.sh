@@ -326,7 +326,8 @@ report allow "$TRIALS" "fault points allow-item, allow-kept and random moments"
 LIST_D=$BB_TMP/daemon.txt CONF=$BB_TMP/faults.conf DLOG=$BB_TMP/run.log
 printf '[instance]\ninterface = bbd0\nhook = xdp\nmode = drop\nlist = %s\nallow = %s\n' \
 	"$LIST_D" "$ALLOW_B" >"$CONF"
-printf 'pin_dir = %s\nseed = %s\nmetrics = off\n' "$BB_PIN_DIR" "$SEED" >>"$CONF"
+# watch = no: the reload killed is the SIGHUP's (the list's rename would start one too)
+printf 'pin_dir = %s\nseed = %s\nmetrics = off\nwatch = no\n' "$BB_PIN_DIR" "$SEED" >>"$CONF"
 # with the allowlist, list A's verdicts on 203.0.113.40 and allowed.example are passes
 WANT_AD=$(set_at "$(set_at "$WANT_A" 3 pass)" 11 pass)
 daemon_list() { cp "$1" "$LIST_D.new" && mv "$LIST_D.new" "$LIST_D"; }

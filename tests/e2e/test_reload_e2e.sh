@@ -387,7 +387,8 @@ phase "load" reload_load "$RELOADS"
 # ---- reloads by the daemon's SIGHUP ----------------------------------------------------------
 CUR=$BB_TMP/current.txt CONF=$BB_TMP/reload.conf
 cp "$LIST1" "$CUR"
-printf '[instance]\ninterface = bbd0\nmode = drop\nlist = %s\npin_dir = %s\nseed = 7\nmetrics = off\n' \
+# watch = no: one SIGHUP, one load (the list's rename would be loaded by the watch too)
+printf '[instance]\ninterface = bbd0\nmode = drop\nlist = %s\npin_dir = %s\nseed = 7\nmetrics = off\nwatch = no\n' \
 	"$CUR" "$BB_PIN_DIR" >"$CONF"
 RUN_LOG=$BB_TMP/run.log
 : >"$RUN_LOG"
