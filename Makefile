@@ -168,7 +168,8 @@ bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 # and the unit tests under valgrind. BB_QUICK=1 takes smaller data sets.
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
-	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock tests/run.sh
+	$(Q)BB_QUICK=1 BB_BUILD_ONLY=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
+		tests/run.sh
 
 valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit

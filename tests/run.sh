@@ -7,6 +7,9 @@
 #   BB_VALGRIND=1           run the unit tests under valgrind
 #   BB_OUTPUT=DIR           where the test binaries are (default .output)
 #   CI=true                 a skipped test counts as failed
+#   BB_BUILD_ONLY=1         only the tests of the build under test (make asan): the
+#                           package's and the deployment's tests, which build and check
+#                           what ships rather than this build, are not run again
 set -u
 cd "$(dirname "$0")/.."
 
@@ -63,6 +66,13 @@ if [ "$only_unit" = 0 ]; then
 	done
 	for t in tests/e2e/test_*.sh; do
 		[ -e "$t" ] || continue
+		case "$(basename "$t")" in
+		test_package_e2e.sh | test_deploy.sh)
+			if [ "${BB_BUILD_ONLY:-0}" = 1 ]; then
+				echo "# ---- $t: not run again here (BB_BUILD_ONLY: it tests what ships)"
+				continue
+			fi ;;
+		esac
 		run_one "$t" bash "$t"
 	done
 fi
