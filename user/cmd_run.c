@@ -857,6 +857,54 @@ static void run_detach(void)
 		pr_info("on_exit = detach: detached and removed %s\n", bb_opts.pin_dir);
 }
 
+/* Drop every capability but those a reload needs (and a low port's, for /metrics). */
+static int caps_keep(const struct run_opts *o)
+{
+	char said[200];
+	int err, port = o->maddr.ss_family == AF_INET6 ?
+			ntohs(((const struct sockaddr_in6 *)&o->maddr)->sin6_port) :
+			ntohs(((const struct sockaddr_in *)&o->maddr)->sin_port);
+
+	err = bb_caps_drop(o->metrics && port < 1024, said, sizeof(said));
+	if (err) {
+		pr_err("cannot drop capabilities: %s\n", strerror(-err));
+		return err;
+	}
+	pr_info("capabilities: %s\n", said);
+	return 0;
+}
+
+/*
+ * /metrics served on o->maddr (*http), when asked. The default address taken (another
+ * instance's daemon may have it) is a warning and none is served: serving the filter
+ * comes first; an address asked for that cannot be served is an error.
+ */
+static int metrics_start(struct run_opts *o, struct bb_instance *inst, struct MHD_Daemon **http)
+{
+	*http = NULL;
+	if (!o->metrics)
+		return 0;
+	*http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				 (o->metrics_default ? 0 : MHD_USE_ERROR_LOG) |
+				 (o->maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				 0, NULL, NULL, on_http, inst,
+				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->maddr,
+				 MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+	if (!*http && o->metrics_default) {
+		pr_warn("/metrics: cannot serve on %s, the default: %s; going on without "
+			"(metrics = ADDR:PORT or off in the config, or --metrics)\n",
+			o->metrics, strerror(errno));
+		o->metrics = NULL;
+		return 0;
+	}
+	if (!*http) {
+		pr_err("--metrics %s: cannot serve there: %s\n", o->metrics, strerror(errno));
+		return -EADDRNOTAVAIL;
+	}
+	pr_info("serving /metrics on http://%s/metrics\n", o->metrics);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
@@ -924,40 +972,9 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* the capabilities a reload needs, no more: while this is the only thread */
-	{
-		char said[200];
-		int port = o.maddr.ss_family == AF_INET6 ?
-			   ntohs(((struct sockaddr_in6 *)&o.maddr)->sin6_port) :
-			   ntohs(((struct sockaddr_in *)&o.maddr)->sin_port);
-
-		err = bb_caps_drop(o.metrics && port < 1024, said, sizeof(said));
-		if (err) {
-			pr_err("cannot drop capabilities: %s\n", strerror(-err));
-			bb_confirm_beat(&s.c, true);
-			goto out;
-		}
-		pr_info("capabilities: %s\n", said);
-	}
-	if (o.metrics) {
-		http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-					(o.metrics_default ? 0 : MHD_USE_ERROR_LOG) |
-					(o.maddr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-					0, NULL, NULL, on_http, &inst,
-					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.maddr,
-					MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
-		if (!http && o.metrics_default) {
-			/* another instance's daemon may have it: serving the filter comes first */
-			pr_warn("/metrics: cannot serve on %s, the default: %s; going on without "
-				"(metrics = ADDR:PORT or off in the config, or --metrics)\n",
-				o.metrics, strerror(errno));
-			o.metrics = NULL;
-		} else if (!http) {
-			pr_err("--metrics %s: cannot serve there: %s\n", o.metrics, strerror(errno));
-			bb_confirm_beat(&s.c, true);
-			goto out;
-		} else {
-			pr_info("serving /metrics on http://%s/metrics\n", o.metrics);
-		}
+	if (caps_keep(&o) || metrics_start(&o, &inst, &http)) {
+		bb_confirm_beat(&s.c, true);
+		goto out;
 	}
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
