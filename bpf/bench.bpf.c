@@ -63,6 +63,13 @@ struct {
 	__type(value, __u32);
 } bench_bloom SEC(".maps");
 
+/* The same for the IPv6 addresses (bench_addr()'s 16 bytes): table 12's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(value_size, 16);
+} bench_bloom6 SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -305,6 +312,9 @@ static long bench_fill_one(__u64 i, void *data)
 	case BENCH_FILL_BLOOM:
 		err = bpf_map_push_elem(&bench_bloom, a, BPF_ANY);
 		break;
+	case BENCH_FILL_BLOOM6:
+		err = bpf_map_push_elem(&bench_bloom6, a, BPF_ANY);
+		break;
 	case BENCH_FILL_HASH6:
 		err = bpf_map_update_elem(&bench_hash6, a, &one, BPF_NOEXIST);
 		break;
@@ -494,4 +504,223 @@ int bench_bucket_empty(struct xdp_md *ctx)
 	b->last_ns = bpf_ktime_get_coarse_ns();	/* the bucket's own clock */
 	b->credit_ns = 0;
 	return XDP_PASS;
+}
+
+/*
+ * The whole program (bench/bench_whole.c, table 12): what a packet pays, as a user
+ * would see it. A wrapper writes the next address of the per-CPU counter into the
+ * test packet's source (IPv4 or IPv6, by its EtherType) and tail-calls one program
+ * of bench_whole_progs: the real entry program bloomblock_xdp, or a comparator of the
+ * same shape. Every row pays the same wrapper and tail call; hot rows run it with a
+ * span of 1 (the same address every run). Sections "?xdp": only that part loads them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, BENCH_W_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} bench_whole_progs SEC(".maps");
+
+/*
+ * The minimal program's filters, per family: the bloomblock filter's bit blocks,
+ * copied in by the driver, in a map made as bloomblock's inner map is (an mmapable
+ * array of 64-byte blocks) but looked up directly, so the verifier inlines the
+ * lookup. The limit row reads them too. Sized by the driver before load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_block);
+} bench_min4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bb_block);
+} bench_min6 SEC(".maps");
+
+/* The minimal program's geometry per family ([0] IPv4, [1] IPv6): the filter's, set before load. */
+const volatile __u32 bench_min_nblocks[2] = { 1, 1 };
+const volatile __u64 bench_min_seed[2];
+
+#define BENCH_W_SADDR4		(14 + 12)	/* udp_to_discard()'s frames: Ethernet, then IP */
+#define BENCH_W_SADDR6		(14 + 8)
+
+/* The next address into the packet's source; 0, or -1 for a packet not as built. */
+static __always_inline int bench_whole_rewrite(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	__u8 a[16] __attribute__((aligned(8)));
+	struct ethhdr *eth = data;
+
+	if (data + BENCH_W_SADDR6 + 16 > data_end || !bench_next(a))
+		return -1;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_W_SADDR4, 4), a, 4);
+	} else {
+		__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_W_SADDR6, 8), a, 8);
+		__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_W_SADDR6 + 8, 8), a + 8, 8);
+	}
+	return 0;
+}
+
+#define BENCH_WHOLE_WRAPPER(name, slot)						\
+SEC("?xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	if (bench_whole_rewrite(ctx))						\
+		return XDP_ABORTED;						\
+	bpf_tail_call_static(ctx, &bench_whole_progs, slot);			\
+	return XDP_ABORTED;							\
+}
+
+BENCH_WHOLE_WRAPPER(bench_w_empty, BENCH_W_EMPTY)
+BENCH_WHOLE_WRAPPER(bench_w_limit, BENCH_W_LIMIT)
+BENCH_WHOLE_WRAPPER(bench_w_min, BENCH_W_MIN)
+BENCH_WHOLE_WRAPPER(bench_w_bloom, BENCH_W_BLOOM)
+BENCH_WHOLE_WRAPPER(bench_w_hash, BENCH_W_HASH)
+BENCH_WHOLE_WRAPPER(bench_w_bb, BENCH_W_BB)
+
+/*
+ * The comparators' parse: Ethernet (no VLAN), the IP header's version, the source
+ * address. NULL for anything else; *v4 says the family.
+ */
+static __always_inline const __u8 *bench_min_parse(struct xdp_md *ctx, int *v4)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if (data + sizeof(*eth) + sizeof(struct iphdr) > data_end)
+		return NULL;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = data + sizeof(*eth);
+
+		if (ip->version != 4)
+			return NULL;
+		*v4 = 1;
+		return (const __u8 *)&ip->saddr;
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = data + sizeof(*eth);
+
+		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+			return NULL;
+		*v4 = 0;
+		return (const __u8 *)&ip6->saddr;
+	}
+	return NULL;
+}
+
+/*
+ * The limit: one 64-byte read at a place the source picks (one multiply), in the
+ * family's filter-sized array. No key, no hash, no bit test: what reading one random
+ * line of a filter costs, whatever else a filter does. Its verdict means nothing.
+ */
+static __always_inline int bench_limit_read(const struct bb_block *blk)
+{
+	if (!blk)
+		return XDP_PASS;
+	return blk->words[0] | blk->words[1] | blk->words[2] | blk->words[3] | blk->words[4] |
+	       blk->words[5] | blk->words[6] | blk->words[7] ? XDP_DROP : XDP_PASS;
+}
+
+/*
+ * Each family's map at its own call site: a lookup whose map differs by path is
+ * not inlined (the verifier poisons the call's map), so no row pays that here.
+ */
+SEC("?xdp")
+int bench_whole_limit(struct xdp_md *ctx)
+{
+	const __u8 *addr;
+	__u32 idx, x;
+	int v4;
+
+	addr = bench_min_parse(ctx, &v4);
+	if (!addr)
+		return XDP_PASS;
+	x = bb_load32(addr) * 0x9e3779b1U;
+	if (v4) {
+		idx = (__u32)(((__u64)x * bench_min_nblocks[0]) >> 32);
+		return bench_limit_read(bpf_map_lookup_elem(&bench_min4, &idx));
+	}
+	idx = (__u32)(((__u64)x * bench_min_nblocks[1]) >> 32);
+	return bench_limit_read(bpf_map_lookup_elem(&bench_min6, &idx));
+}
+
+/*
+ * The minimal blocked Bloom program: the comparators' parse, bloomblock's key and
+ * hash of the address at its full length, one block of the family's array, the
+ * split-block test at k = 8 (bloomblock's at --fp 0.001; the driver checks). No
+ * header, no counters, no short table, no probe-length loop: its verdicts are the
+ * bloomblock filter's, whose bits it holds.
+ */
+SEC("?xdp")
+int bench_whole_min(struct xdp_md *ctx)
+{
+	const struct bb_block *blk;
+	const __u8 *addr;
+	__u64 h, hi, lo;
+	__u32 idx;
+	int v4;
+
+	addr = bench_min_parse(ctx, &v4);
+	if (!addr)
+		return XDP_PASS;
+	if (v4) {
+		h = bb_hash_ip4_word(bb_key_ip4_word(addr, 32), bench_min_seed[0]);
+		idx = bb_block_of(h, bench_min_nblocks[0]);
+		blk = bpf_map_lookup_elem(&bench_min4, &idx);
+	} else {
+		bb_key_ip6_words(addr, 128, &hi, &lo);
+		h = bb_hash_ip6_words(hi, lo, 128, bench_min_seed[1]);
+		idx = bb_block_of(h, bench_min_nblocks[1]);
+		blk = bpf_map_lookup_elem(&bench_min6, &idx);
+	}
+	return blk && bb_block_test(blk, h, BB_WORDS) ? XDP_DROP : XDP_PASS;
+}
+
+/*
+ * The kernel's maps, asked as table 1b's hot rows ask them: the address copied to
+ * the stack (helpers take no packet pointers), each family's map at its own call.
+ */
+SEC("?xdp")
+int bench_whole_bloom(struct xdp_md *ctx)
+{
+	__u8 a[16] __attribute__((aligned(8)));
+	const __u8 *addr;
+	int v4;
+
+	addr = bench_min_parse(ctx, &v4);
+	if (!addr)
+		return XDP_PASS;
+	if (v4) {
+		*(__u32 *)a = bb_load32(addr);
+		return bpf_map_peek_elem(&bench_bloom, a) == 0 ? XDP_DROP : XDP_PASS;
+	}
+	*(__u64 *)a = bb_load64(addr);
+	*(__u64 *)(a + 8) = bb_load64(addr + 8);
+	return bpf_map_peek_elem(&bench_bloom6, a) == 0 ? XDP_DROP : XDP_PASS;
+}
+
+SEC("?xdp")
+int bench_whole_hash(struct xdp_md *ctx)
+{
+	__u8 a[16] __attribute__((aligned(8)));
+	const __u8 *addr;
+	int v4;
+
+	addr = bench_min_parse(ctx, &v4);
+	if (!addr)
+		return XDP_PASS;
+	if (v4) {
+		*(__u32 *)a = bb_load32(addr);
+		return bpf_map_lookup_elem(&bench_hash, a) ? XDP_DROP : XDP_PASS;
+	}
+	*(__u64 *)a = bb_load64(addr);
+	*(__u64 *)(a + 8) = bb_load64(addr + 8);
+	return bpf_map_lookup_elem(&bench_hash6, a) ? XDP_DROP : XDP_PASS;
 }
