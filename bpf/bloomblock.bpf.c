@@ -586,14 +586,27 @@ static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratc
 	sc->ev_pkt_len = len;
 }
 
-#define BB_DECIDE_FP	(1 << 16)	/* bb_hit_decide(): a confirmed false positive */
+#define BB_DECIDE_EVENTS (1 << 17)	/* hit_decide(): the filter raises events */
+
+/*
+ * Whether bloomblock run beats, as bb_confirm() asks before it counts a hit by list:
+ * without a daemon (the usual drop or flag mode) a hit makes no call for it.
+ */
+static __always_inline int confirm_daemon_beats(void)
+{
+	__u32 zero = 0;
+	const struct bb_confirm_daemon *d = bpf_map_lookup_elem(&confirm_daemon, &zero);
+
+	return d && d->alive_ns && bpf_ktime_get_coarse_ns() <= d->alive_ns + BB_CONFIRM_ALIVE_NS;
+}
 
 /*
  * After a Bloom hit: counted, and whether it stands. The allowlist is asked
  * (bb_allow_pass()), then in confirm mode the daemon's answers (bb_confirm()).
  * Arguments as bb_confirm()'s. Returns bit 0 set when the hit stands (dropped or
  * flagged by the mode), the event's verdict in bits 8..15 (event_verdict(); 0: none),
- * and BB_DECIDE_FP for a confirmed false positive.
+ * BB_DECIDE_FP for a confirmed false positive, and BB_DECIDE_EVENTS when the filter
+ * raises events (so that the caller need not read its header again).
  */
 static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
@@ -629,11 +642,12 @@ static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32
 		allowed = bb_allow_pass(allow_what, a, b, ah->map_id);
 	if (!allowed && (hdr->flags & BB_HDR_F_CONFIRM))
 		conf = bb_confirm(what_family, a, b, key_len);
-	else if (!allowed)
+	else if (!allowed && confirm_daemon_beats())
 		bb_confirm(what_family | BB_CONFIRM_COUNT, a, b, key_len);	/* by list */
 	hit = !allowed && (!conf || conf == BB_CONFIRM_R_DROP);
 	return hit | event_verdict(hdr, allowed, conf) << 8 |
-	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0);
+	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0) |
+	       (hdr->flags & BB_HDR_F_EVENTS ? BB_DECIDE_EVENTS : 0);
 }
 
 /*
@@ -650,16 +664,11 @@ static __always_inline int hit_core(void *pctx, int xdp, __u32 what_family, __u6
 {
 	__u32 zero = 0, v, ifindex, hook = (what_family >> 16) & 0xff;
 	struct bb_scratch *sc;
-	void *filter;
-	const struct bb_header *hdr;
-	int r = hit_decide(what_family & 0xffff, a, b, key_len);
+	int r = hit_decide(what_family & 0xffff, a, b, key_len), events = r & BB_DECIDE_EVENTS;
 
+	r &= ~BB_DECIDE_EVENTS;
 	v = (r >> 8) & 0xff;
-	if (!v)
-		return r;
-	filter = bpf_map_lookup_elem(&filters, &zero);
-	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
-	if (!hdr || !(hdr->flags & BB_HDR_F_EVENTS) || !bb_event_admit())
+	if (!v || !events || !bb_event_admit())
 		return r;	/* past the limit, a hit pays the bucket and no more */
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
