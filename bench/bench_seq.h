@@ -119,8 +119,9 @@ struct bench_cfg {
 #define BENCH_IDEAL_SEED	0x6964656164ULL	/* "ideal" */
 
 /*
- * Table 12's programs, by their slot in bench_whole_progs: a wrapper per slot
- * rewrites the packet's source and tail-calls the slot's program.
+ * Table 12's programs. Each has a slot per family in bench_whole_progs
+ * (BENCH_W_SLOT()): a wrapper per slot rewrites the packet's source and tail-calls
+ * the slot's program.
  */
 enum bench_whole_slot {
 	BENCH_W_EMPTY,		/* bench_empty */
@@ -131,6 +132,9 @@ enum bench_whole_slot {
 	BENCH_W_BB,		/* bloomblock_xdp, the real entry program */
 	BENCH_W_MAX,
 };
+
+#define BENCH_W_SLOT(prog, v6)	((prog) * 2 + (v6))	/* v6: 0 IPv4, 1 IPv6 */
+#define BENCH_W_SLOTS		(BENCH_W_MAX * 2)
 
 /* Per CPU: the counter the cold programs derive their addresses from, and what hit. */
 struct bench_cpu {

@@ -83,7 +83,7 @@ struct whole_size {
 	struct bench *skel;
 	struct bench_filter filters[WHOLE_FAMILIES];	/* the IPv4 list's, the IPv6 list's */
 	int live;			/* the family whose filter is in the slot; -1: none */
-	int wrapper_fd[WHOLE_PROGS];
+	int wrapper_fd[WHOLE_FAMILIES][WHOLE_PROGS];
 	int filters_fd, state_fd;
 	int ncpus;
 	struct bench_cpu *percpu;
@@ -95,7 +95,9 @@ struct whole_size {
 	__u64 check_drops[WHOLE_FAMILIES][WHOLE_PROGS][2];
 	__u32 check_runs;
 	int hot_wrong[WHOLE_FAMILIES][WHOLE_PROGS][2];	/* samples whose verdict was wrong */
-	__u32 prog_insns[WHOLE_PROGS], prog_jited[WHOLE_PROGS];
+	/* the IPv4 programs after the verifier: instructions, JIT bytes, instructions
+	 * the verifier walked (of its 1M budget) */
+	__u32 prog_insns[WHOLE_PROGS], prog_jited[WHOLE_PROGS], prog_verified[WHOLE_PROGS];
 };
 
 /* ---- setting one size up ---- */
@@ -138,20 +140,34 @@ static int filters_build(struct whole_size *s)
 	return 0;
 }
 
+/* The part's wrappers [family][program], and the programs they tail-call. */
+#define WHOLE_PROG_TABLE(k, w, t)						\
+	struct bpf_program *w[WHOLE_FAMILIES][WHOLE_PROGS] = {			\
+		{ k->progs.bench_w_empty4, k->progs.bench_w_limit4, k->progs.bench_w_min4, \
+		  k->progs.bench_w_bloom4, k->progs.bench_w_hash4, k->progs.bench_w_bb4 }, \
+		{ k->progs.bench_w_empty6, k->progs.bench_w_limit6, k->progs.bench_w_min6, \
+		  k->progs.bench_w_bloom6, k->progs.bench_w_hash6, k->progs.bench_w_bb6 }, \
+	};									\
+	struct bpf_program *t[WHOLE_FAMILIES][WHOLE_PROGS] = {			\
+		{ k->progs.bench_empty, k->progs.bench_whole_limit4,			\
+		  k->progs.bench_whole_min4, k->progs.bench_whole_bloom4,		\
+		  k->progs.bench_whole_hash4, k->progs.bloomblock_xdp },		\
+		{ k->progs.bench_empty, k->progs.bench_whole_limit6,			\
+		  k->progs.bench_whole_min6, k->progs.bench_whole_bloom6,		\
+		  k->progs.bench_whole_hash6, k->progs.bloomblock_xdp },		\
+	}
+
 /* The part's programs: sections "?xdp", which no other part loads. */
 static int autoload_mine(struct bench *k)
 {
-	struct bpf_program *const mine[] = {
-		k->progs.bench_w_empty, k->progs.bench_w_limit, k->progs.bench_w_min,
-		k->progs.bench_w_bloom, k->progs.bench_w_hash, k->progs.bench_w_bb,
-		k->progs.bench_whole_limit, k->progs.bench_whole_min, k->progs.bench_whole_bloom,
-		k->progs.bench_whole_hash,
-	};
-	size_t i;
-	int err = 0;
+	WHOLE_PROG_TABLE(k, wrappers, targets);
+	int err = 0, f, p;
 
-	for (i = 0; i < ARRAY_SIZE(mine) && !err; i++)
-		err = bpf_program__set_autoload(mine[i], true);
+	for (f = 0; f < WHOLE_FAMILIES; f++)
+		for (p = 0; p < WHOLE_PROGS && !err; p++) {
+			err = bpf_program__set_autoload(wrappers[f][p], true);
+			err = err ?: bpf_program__set_autoload(targets[f][p], true);
+		}
 	return err;
 }
 
@@ -215,49 +231,46 @@ static int min_copy(const struct bench_filter *f, int min_fd)
 	return 0;
 }
 
-/* What the verifier made of a program: instructions after it, bytes of JIT image. */
-static void prog_sizes(int fd, __u32 *insns, __u32 *jited)
+/*
+ * What the verifier made of a program: instructions after it, bytes of JIT image,
+ * instructions it walked to accept it (verified_insns, Linux 5.16; 0 before).
+ */
+static void prog_sizes(int fd, __u32 *insns, __u32 *jited, __u32 *verified)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 
-	*insns = *jited = 0;
+	*insns = *jited = *verified = 0;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return;
 	*insns = info.xlated_prog_len / sizeof(struct bpf_insn);
 	*jited = info.jited_prog_len;
+	*verified = info.verified_insns;
 }
 
 /* The tail-call slots, the wrappers, the maps filled, the packets, the dispatcher. */
 static int size_setup(struct whole_size *s)
 {
 	struct bench *k = s->skel;
-	int target[WHOLE_PROGS] = {
-		[BENCH_W_EMPTY] = bpf_program__fd(k->progs.bench_empty),
-		[BENCH_W_LIMIT] = bpf_program__fd(k->progs.bench_whole_limit),
-		[BENCH_W_MIN] = bpf_program__fd(k->progs.bench_whole_min),
-		[BENCH_W_BLOOM] = bpf_program__fd(k->progs.bench_whole_bloom),
-		[BENCH_W_HASH] = bpf_program__fd(k->progs.bench_whole_hash),
-		[BENCH_W_BB] = bpf_program__fd(k->progs.bloomblock_xdp),
-	};
+	WHOLE_PROG_TABLE(k, wrappers, targets);
 	const int fills[] = { BENCH_FILL_HASH, BENCH_FILL_HASH6, BENCH_FILL_BLOOM,
 			      BENCH_FILL_BLOOM6 };
-	int progs_fd = bpf_map__fd(k->maps.bench_whole_progs), err = 0, f;
+	int progs_fd = bpf_map__fd(k->maps.bench_whole_progs), err = 0, f, p, fd;
 	double t0 = now_s();
-	__u32 p;
+	__u32 slot;
 	size_t i;
 
-	s->wrapper_fd[BENCH_W_EMPTY] = bpf_program__fd(k->progs.bench_w_empty);
-	s->wrapper_fd[BENCH_W_LIMIT] = bpf_program__fd(k->progs.bench_w_limit);
-	s->wrapper_fd[BENCH_W_MIN] = bpf_program__fd(k->progs.bench_w_min);
-	s->wrapper_fd[BENCH_W_BLOOM] = bpf_program__fd(k->progs.bench_w_bloom);
-	s->wrapper_fd[BENCH_W_HASH] = bpf_program__fd(k->progs.bench_w_hash);
-	s->wrapper_fd[BENCH_W_BB] = bpf_program__fd(k->progs.bench_w_bb);
-	for (p = 0; p < WHOLE_PROGS && !err; p++) {
-		if (bpf_map_update_elem(progs_fd, &p, &target[p], BPF_ANY))
-			err = -errno;
-		prog_sizes(target[p], &s->prog_insns[p], &s->prog_jited[p]);
-	}
+	for (f = 0; f < WHOLE_FAMILIES; f++)
+		for (p = 0; p < WHOLE_PROGS && !err; p++) {
+			s->wrapper_fd[f][p] = bpf_program__fd(wrappers[f][p]);
+			fd = bpf_program__fd(targets[f][p]);
+			slot = BENCH_W_SLOT(p, f);
+			if (bpf_map_update_elem(progs_fd, &slot, &fd, BPF_ANY))
+				err = -errno;
+			if (!f)
+				prog_sizes(fd, &s->prog_insns[p], &s->prog_jited[p],
+					   &s->prog_verified[p]);
+		}
 	for (i = 0; i < ARRAY_SIZE(fills) && !err; i++)
 		err = comparator_fill(k, fills[i], s->n);
 	err = err ?: min_copy(&s->filters[0], bpf_map__fd(k->maps.bench_min4));
@@ -271,7 +284,8 @@ static int size_setup(struct whole_size *s)
 		bench_addr(0, 0, a);
 		udp_to_discard(&s->pkt[f], a, f == 1);
 	}
-	xdp_dispatch_fill(&s->dispatch, s->wrapper_fd, WHOLE_PROGS, "whole", "bbw");
+	xdp_dispatch_fill(&s->dispatch, &s->wrapper_fd[0][0], WHOLE_FAMILIES * WHOLE_PROGS,
+			  "whole", "bbw");
 	return 0;
 }
 
@@ -318,8 +332,8 @@ static int verdicts_check(struct whole_size *s)
 				s->skel->bss->bench_cfg.miss = o;
 				err = state_start(s, start);
 				for (i = 0; i < s->check_runs && !err; i++) {
-					err = test_run(s->wrapper_fd[p], s->pkt[f].data, s->pkt[f].len,
-						       1, &ns, &ret);
+					err = test_run(s->wrapper_fd[f][p], s->pkt[f].data,
+						       s->pkt[f].len, 1, &ns, &ret);
 					s->check_drops[f][p][o] += !err && ret == XDP_DROP;
 				}
 				if (err)
@@ -343,10 +357,10 @@ static int sample(struct whole_size *s, int f, int p, int o, int r)
 	s->skel->bss->bench_cfg.miss = is_miss(o);
 	err = filter_live(s, f);
 	err = err ?: state_start(s, (start + span / 2) % span);
-	err = err ?: test_run(s->wrapper_fd[p], s->pkt[f].data, s->pkt[f].len, warm ?: 1, &ns,
+	err = err ?: test_run(s->wrapper_fd[f][p], s->pkt[f].data, s->pkt[f].len, warm ?: 1, &ns,
 			      &ret);
 	err = err ?: state_start(s, start);
-	err = err ?: test_run(s->wrapper_fd[p], s->pkt[f].data, s->pkt[f].len, s->repeat, &ns,
+	err = err ?: test_run(s->wrapper_fd[f][p], s->pkt[f].data, s->pkt[f].len, s->repeat, &ns,
 			      &ret);
 	if (err)
 		return err;
@@ -511,11 +525,12 @@ static void size_notes(const struct whole_size *s, struct whole_results *res)
 	table_note(&res->ns_table, "At %s: the IPv4 filter %u blocks (%.1f MiB), the IPv6 filter "
 		   "%u blocks, k=%u; the minimal program's arrays hold the same blocks. Skeleton "
 		   "load %.2fs; the maps filled and the bits copied in %.2fs. After the verifier "
-		   "(instructions / JIT bytes): bloomblock_xdp %u / %u, the minimal program %u / "
-		   "%u, the HASH program %u / %u.", nn, f4->hdr.nblocks,
+		   "(instructions / JIT bytes): bloomblock_xdp %u / %u (the verifier walked %u "
+		   "instructions of its 1M), the minimal program %u / %u, the HASH program %u / "
+		   "%u.", nn, f4->hdr.nblocks,
 		   f4->hdr.nblocks * (double)BB_BLOCK_BYTES / MIB, f6->hdr.nblocks, f4->hdr.k,
 		   s->load_s, s->fill_s, s->prog_insns[BENCH_W_BB], s->prog_jited[BENCH_W_BB],
-		   s->prog_insns[BENCH_W_MIN], s->prog_jited[BENCH_W_MIN],
+		   s->prog_verified[BENCH_W_BB], s->prog_insns[BENCH_W_MIN], s->prog_jited[BENCH_W_MIN],
 		   s->prog_insns[BENCH_W_HASH], s->prog_jited[BENCH_W_HASH]);
 	if (!s->dispatch.filled)
 		table_note(&res->ns_table, "At %s NOT FILLED: the XDP dispatcher did not hold the "

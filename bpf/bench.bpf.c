@@ -509,14 +509,17 @@ int bench_bucket_empty(struct xdp_md *ctx)
 /*
  * The whole program (bench/bench_whole.c, table 12): what a packet pays, as a user
  * would see it. A wrapper writes the next address of the per-CPU counter into the
- * test packet's source (IPv4 or IPv6, by its EtherType) and tail-calls one program
- * of bench_whole_progs: the real entry program bloomblock_xdp, or a comparator of the
- * same shape. Every row pays the same wrapper and tail call; hot rows run it with a
- * span of 1 (the same address every run). Sections "?xdp": only that part loads them.
+ * test packet's source and tail-calls one program of bench_whole_progs: the real
+ * entry program bloomblock_xdp, or a comparator of the same shape. Every row pays
+ * the same wrapper and tail call; hot rows run it with a span of 1 (the same address
+ * every run). A slot, a wrapper and a comparator per family: one program asking two
+ * maps from one call site (the compiler merges the two families' calls) has its
+ * lookup neither inlined nor called directly, but through the map's ops, which no
+ * row should pay. Sections "?xdp": only that part loads them.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, BENCH_W_MAX);
+	__uint(max_entries, BENCH_W_SLOTS);
 	__type(key, __u32);
 	__type(value, __u32);
 } bench_whole_progs SEC(".maps");
@@ -550,16 +553,15 @@ const volatile __u64 bench_min_seed[2];
 #define BENCH_W_SADDR4		(14 + 12)	/* udp_to_discard()'s frames: Ethernet, then IP */
 #define BENCH_W_SADDR6		(14 + 8)
 
-/* The next address into the packet's source; 0, or -1 for a packet not as built. */
-static __always_inline int bench_whole_rewrite(struct xdp_md *ctx)
+/* The next address into the packet's source (IPv4: v4); 0, or -1 for a short packet. */
+static __always_inline int bench_whole_rewrite(struct xdp_md *ctx, const int v4)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	__u8 a[16] __attribute__((aligned(8)));
-	struct ethhdr *eth = data;
 
 	if (data + BENCH_W_SADDR6 + 16 > data_end || !bench_next(a))
 		return -1;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (v4) {
 		__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_W_SADDR4, 4), a, 4);
 	} else {
 		__builtin_memcpy(BB_ANY_ALIGN(data + BENCH_W_SADDR6, 8), a, 8);
@@ -568,51 +570,53 @@ static __always_inline int bench_whole_rewrite(struct xdp_md *ctx)
 	return 0;
 }
 
-#define BENCH_WHOLE_WRAPPER(name, slot)						\
+#define BENCH_WHOLE_WRAPPER(name, prog, v4)					\
 SEC("?xdp")									\
 int name(struct xdp_md *ctx)							\
 {										\
-	if (bench_whole_rewrite(ctx))						\
+	if (bench_whole_rewrite(ctx, v4))					\
 		return XDP_ABORTED;						\
-	bpf_tail_call_static(ctx, &bench_whole_progs, slot);			\
+	bpf_tail_call_static(ctx, &bench_whole_progs, BENCH_W_SLOT(prog, !(v4)));	\
 	return XDP_ABORTED;							\
 }
 
-BENCH_WHOLE_WRAPPER(bench_w_empty, BENCH_W_EMPTY)
-BENCH_WHOLE_WRAPPER(bench_w_limit, BENCH_W_LIMIT)
-BENCH_WHOLE_WRAPPER(bench_w_min, BENCH_W_MIN)
-BENCH_WHOLE_WRAPPER(bench_w_bloom, BENCH_W_BLOOM)
-BENCH_WHOLE_WRAPPER(bench_w_hash, BENCH_W_HASH)
-BENCH_WHOLE_WRAPPER(bench_w_bb, BENCH_W_BB)
+BENCH_WHOLE_WRAPPER(bench_w_empty4, BENCH_W_EMPTY, 1)
+BENCH_WHOLE_WRAPPER(bench_w_limit4, BENCH_W_LIMIT, 1)
+BENCH_WHOLE_WRAPPER(bench_w_min4, BENCH_W_MIN, 1)
+BENCH_WHOLE_WRAPPER(bench_w_bloom4, BENCH_W_BLOOM, 1)
+BENCH_WHOLE_WRAPPER(bench_w_hash4, BENCH_W_HASH, 1)
+BENCH_WHOLE_WRAPPER(bench_w_bb4, BENCH_W_BB, 1)
+BENCH_WHOLE_WRAPPER(bench_w_empty6, BENCH_W_EMPTY, 0)
+BENCH_WHOLE_WRAPPER(bench_w_limit6, BENCH_W_LIMIT, 0)
+BENCH_WHOLE_WRAPPER(bench_w_min6, BENCH_W_MIN, 0)
+BENCH_WHOLE_WRAPPER(bench_w_bloom6, BENCH_W_BLOOM, 0)
+BENCH_WHOLE_WRAPPER(bench_w_hash6, BENCH_W_HASH, 0)
+BENCH_WHOLE_WRAPPER(bench_w_bb6, BENCH_W_BB, 0)
 
 /*
- * The comparators' parse: Ethernet (no VLAN), the IP header's version, the source
- * address. NULL for anything else; *v4 says the family.
+ * The comparators' parse: Ethernet (no VLAN), the IP header of the family v4 says
+ * and its version, the source address; NULL for anything else.
  */
-static __always_inline const __u8 *bench_min_parse(struct xdp_md *ctx, int *v4)
+static __always_inline const __u8 *bench_min_parse(struct xdp_md *ctx, const int v4)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 
-	if (data + sizeof(*eth) + sizeof(struct iphdr) > data_end)
-		return NULL;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+	if (v4) {
 		struct iphdr *ip = data + sizeof(*eth);
 
-		if (ip->version != 4)
+		if ((void *)(ip + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP) ||
+		    ip->version != 4)
 			return NULL;
-		*v4 = 1;
 		return (const __u8 *)&ip->saddr;
-	}
-	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+	} else {
 		struct ipv6hdr *ip6 = data + sizeof(*eth);
 
-		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+		if ((void *)(ip6 + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IPV6) ||
+		    ip6->version != 6)
 			return NULL;
-		*v4 = 0;
 		return (const __u8 *)&ip6->saddr;
 	}
-	return NULL;
 }
 
 /*
@@ -620,35 +624,20 @@ static __always_inline const __u8 *bench_min_parse(struct xdp_md *ctx, int *v4)
  * family's filter-sized array. No key, no hash, no bit test: what reading one random
  * line of a filter costs, whatever else a filter does. Its verdict means nothing.
  */
-static __always_inline int bench_limit_read(const struct bb_block *blk)
+static __always_inline int bench_limit(struct xdp_md *ctx, void *array, const int v4)
 {
+	const struct bb_block *blk;
+	const __u8 *addr = bench_min_parse(ctx, v4);
+	__u32 idx;
+
+	if (!addr)
+		return XDP_PASS;
+	idx = (__u32)(((__u64)(bb_load32(addr) * 0x9e3779b1U) * bench_min_nblocks[!v4]) >> 32);
+	blk = bpf_map_lookup_elem(array, &idx);
 	if (!blk)
 		return XDP_PASS;
 	return blk->words[0] | blk->words[1] | blk->words[2] | blk->words[3] | blk->words[4] |
 	       blk->words[5] | blk->words[6] | blk->words[7] ? XDP_DROP : XDP_PASS;
-}
-
-/*
- * Each family's map at its own call site: a lookup whose map differs by path is
- * not inlined (the verifier poisons the call's map), so no row pays that here.
- */
-SEC("?xdp")
-int bench_whole_limit(struct xdp_md *ctx)
-{
-	const __u8 *addr;
-	__u32 idx, x;
-	int v4;
-
-	addr = bench_min_parse(ctx, &v4);
-	if (!addr)
-		return XDP_PASS;
-	x = bb_load32(addr) * 0x9e3779b1U;
-	if (v4) {
-		idx = (__u32)(((__u64)x * bench_min_nblocks[0]) >> 32);
-		return bench_limit_read(bpf_map_lookup_elem(&bench_min4, &idx));
-	}
-	idx = (__u32)(((__u64)x * bench_min_nblocks[1]) >> 32);
-	return bench_limit_read(bpf_map_lookup_elem(&bench_min6, &idx));
 }
 
 /*
@@ -658,69 +647,75 @@ int bench_whole_limit(struct xdp_md *ctx)
  * header, no counters, no short table, no probe-length loop: its verdicts are the
  * bloomblock filter's, whose bits it holds.
  */
-SEC("?xdp")
-int bench_whole_min(struct xdp_md *ctx)
+static __always_inline int bench_min(struct xdp_md *ctx, void *array, const int v4)
 {
 	const struct bb_block *blk;
-	const __u8 *addr;
+	const __u8 *addr = bench_min_parse(ctx, v4);
 	__u64 h, hi, lo;
 	__u32 idx;
-	int v4;
 
-	addr = bench_min_parse(ctx, &v4);
 	if (!addr)
 		return XDP_PASS;
 	if (v4) {
 		h = bb_hash_ip4_word(bb_key_ip4_word(addr, 32), bench_min_seed[0]);
-		idx = bb_block_of(h, bench_min_nblocks[0]);
-		blk = bpf_map_lookup_elem(&bench_min4, &idx);
 	} else {
 		bb_key_ip6_words(addr, 128, &hi, &lo);
 		h = bb_hash_ip6_words(hi, lo, 128, bench_min_seed[1]);
-		idx = bb_block_of(h, bench_min_nblocks[1]);
-		blk = bpf_map_lookup_elem(&bench_min6, &idx);
 	}
+	idx = bb_block_of(h, bench_min_nblocks[!v4]);
+	blk = bpf_map_lookup_elem(array, &idx);
 	return blk && bb_block_test(blk, h, BB_WORDS) ? XDP_DROP : XDP_PASS;
 }
 
 /*
  * The kernel's maps, asked as table 1b's hot rows ask them: the address copied to
- * the stack (helpers take no packet pointers), each family's map at its own call.
+ * the stack (helpers take no packet pointers).
  */
-SEC("?xdp")
-int bench_whole_bloom(struct xdp_md *ctx)
+static __always_inline const __u8 *bench_addr_copy(struct xdp_md *ctx, __u8 *a, const int v4)
 {
-	__u8 a[16] __attribute__((aligned(8)));
-	const __u8 *addr;
-	int v4;
+	const __u8 *addr = bench_min_parse(ctx, v4);
 
-	addr = bench_min_parse(ctx, &v4);
 	if (!addr)
-		return XDP_PASS;
+		return NULL;
 	if (v4) {
 		*(__u32 *)a = bb_load32(addr);
-		return bpf_map_peek_elem(&bench_bloom, a) == 0 ? XDP_DROP : XDP_PASS;
+	} else {
+		*(__u64 *)a = bb_load64(addr);
+		*(__u64 *)(a + 8) = bb_load64(addr + 8);
 	}
-	*(__u64 *)a = bb_load64(addr);
-	*(__u64 *)(a + 8) = bb_load64(addr + 8);
-	return bpf_map_peek_elem(&bench_bloom6, a) == 0 ? XDP_DROP : XDP_PASS;
+	return a;
 }
 
-SEC("?xdp")
-int bench_whole_hash(struct xdp_md *ctx)
+static __always_inline int bench_bloom_peek(struct xdp_md *ctx, void *map, const int v4)
 {
 	__u8 a[16] __attribute__((aligned(8)));
-	const __u8 *addr;
-	int v4;
 
-	addr = bench_min_parse(ctx, &v4);
-	if (!addr)
+	if (!bench_addr_copy(ctx, a, v4))
 		return XDP_PASS;
-	if (v4) {
-		*(__u32 *)a = bb_load32(addr);
-		return bpf_map_lookup_elem(&bench_hash, a) ? XDP_DROP : XDP_PASS;
-	}
-	*(__u64 *)a = bb_load64(addr);
-	*(__u64 *)(a + 8) = bb_load64(addr + 8);
-	return bpf_map_lookup_elem(&bench_hash6, a) ? XDP_DROP : XDP_PASS;
+	return bpf_map_peek_elem(map, a) == 0 ? XDP_DROP : XDP_PASS;
 }
+
+static __always_inline int bench_hash_lookup(struct xdp_md *ctx, void *map, const int v4)
+{
+	__u8 a[16] __attribute__((aligned(8)));
+
+	if (!bench_addr_copy(ctx, a, v4))
+		return XDP_PASS;
+	return bpf_map_lookup_elem(map, a) ? XDP_DROP : XDP_PASS;
+}
+
+#define BENCH_WHOLE_PROG(name, body)						\
+SEC("?xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	return body;								\
+}
+
+BENCH_WHOLE_PROG(bench_whole_limit4, bench_limit(ctx, &bench_min4, 1))
+BENCH_WHOLE_PROG(bench_whole_limit6, bench_limit(ctx, &bench_min6, 0))
+BENCH_WHOLE_PROG(bench_whole_min4, bench_min(ctx, &bench_min4, 1))
+BENCH_WHOLE_PROG(bench_whole_min6, bench_min(ctx, &bench_min6, 0))
+BENCH_WHOLE_PROG(bench_whole_bloom4, bench_bloom_peek(ctx, &bench_bloom, 1))
+BENCH_WHOLE_PROG(bench_whole_bloom6, bench_bloom_peek(ctx, &bench_bloom6, 0))
+BENCH_WHOLE_PROG(bench_whole_hash4, bench_hash_lookup(ctx, &bench_hash, 1))
+BENCH_WHOLE_PROG(bench_whole_hash6, bench_hash_lookup(ctx, &bench_hash6, 0))
