@@ -271,7 +271,8 @@ static int run_all(void)
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
 		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
 		{ &confirm.table, PART_CONFIRM }, { &whole.ns_table, PART_WHOLE },
-		{ &whole.x_table, PART_WHOLE }, { &targets, PART_ALL },
+		{ &whole.x_table, PART_WHOLE }, { &whole.split_table, PART_WHOLE },
+		{ &targets, PART_ALL },
 	};
 	struct table *tables[ARRAY_SIZE(all)];
 	unsigned int parts = settings.parts;

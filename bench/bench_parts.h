@@ -53,7 +53,7 @@ enum bench_part {
 	PART_EVENTS = 1 << 5,	/* table 9 */
 	PART_CONFIRM = 1 << 6,	/* table 10 */
 	PART_DAEMON = 1 << 7,	/* table 11, from scripts/bench.sh's results */
-	PART_WHOLE = 1 << 8,	/* tables 12a and 12b */
+	PART_WHOLE = 1 << 8,	/* tables 12a, 12b and 12c */
 	PART_ALL = (1 << 9) - 1,
 };
 
@@ -365,7 +365,7 @@ struct confirm_results {
 
 int confirm_run(struct confirm_results *res);
 
-/* ---- the whole program (bench_whole.c): tables 12a and 12b ---- */
+/* ---- the whole program (bench_whole.c): tables 12a, 12b and 12c ---- */
 
 /* The rows' programs: enum bench_whole_slot (bench_seq.h), BENCH_W_EMPTY .. BENCH_W_BB. */
 #define WHOLE_PROGS		6
@@ -382,7 +382,7 @@ struct whole_x {
 };
 
 struct whole_results {
-	struct table ns_table, x_table;
+	struct table ns_table, x_table, split_table;
 	__u32 n;			/* the largest size: the figures below are at it */
 	/* bloomblock_xdp over each program, [family][program][outcome] */
 	struct whole_x bb[WHOLE_FAMILIES][WHOLE_PROGS][WO_MAX];

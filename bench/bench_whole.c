@@ -95,6 +95,7 @@ struct whole_size {
 	__u64 check_drops[WHOLE_FAMILIES][WHOLE_PROGS][2];
 	__u32 check_runs;
 	int hot_wrong[WHOLE_FAMILIES][WHOLE_PROGS][2];	/* samples whose verdict was wrong */
+	bool last_wrong;		/* sample(): its last run's verdict was not the outcome's */
 	/* the IPv4 programs after the verifier: instructions, JIT bytes, instructions
 	 * the verifier walked (of its 1M budget) */
 	__u32 prog_insns[WHOLE_PROGS], prog_jited[WHOLE_PROGS], prog_verified[WHOLE_PROGS];
@@ -157,17 +158,25 @@ static int filters_build(struct whole_size *s)
 		  k->progs.bench_whole_hash6, k->progs.bloomblock_xdp },		\
 	}
 
-/* The part's programs: sections "?xdp", which no other part loads. */
+/* The part's programs: sections "?xdp", which no other part loads; table 12c's too. */
 static int autoload_mine(struct bench *k)
 {
 	WHOLE_PROG_TABLE(k, wrappers, targets);
+	struct bpf_program *const split[] = {
+		k->progs.split_inner, k->progs.split_header, k->progs.split_parse,
+		k->progs.split_counters, k->progs.split_match, k->progs.split_counters_only,
+		k->progs.split_addr_only, k->progs.split_addr_call, k->progs.split_per_filter,
+	};
 	int err = 0, f, p;
+	size_t i;
 
 	for (f = 0; f < WHOLE_FAMILIES; f++)
 		for (p = 0; p < WHOLE_PROGS && !err; p++) {
 			err = bpf_program__set_autoload(wrappers[f][p], true);
 			err = err ?: bpf_program__set_autoload(targets[f][p], true);
 		}
+	for (i = 0; i < ARRAY_SIZE(split) && !err; i++)
+		err = bpf_program__set_autoload(split[i], true);
 	return err;
 }
 
@@ -365,7 +374,8 @@ static int sample(struct whole_size *s, int f, int p, int o, int r)
 	if (err)
 		return err;
 	s->ns[f][p][o][r] = ns;
-	if (has_verdict(p) && !is_cold(o) && ret != (is_miss(o) ? XDP_PASS : XDP_DROP))
+	s->last_wrong = ret != (is_miss(o) ? XDP_PASS : XDP_DROP);
+	if (has_verdict(p) && !is_cold(o) && s->last_wrong)
 		s->hot_wrong[f][p][is_miss(o)]++;
 	return 0;
 }
@@ -516,6 +526,104 @@ static void x_rows(const struct whole_size *s, struct whole_results *res, bool l
 	}
 }
 
+/* ---- table 12c: where the time goes, IPv4, at the first size ---- */
+
+enum split_row {
+	SR_MIN, SR_INNER, SR_HEADER, SR_PARSE, SR_COUNTERS, SR_MATCH, SR_COUNTERS_ONLY,
+	SR_ADDR_ONLY, SR_ADDR_CALL, SR_BB, SR_PER_FILTER, SR_ROWS,
+};
+
+static const char *const split_names[SR_ROWS] = {
+	[SR_MIN] = "the minimal blocked Bloom program (the reference)",
+	[SR_INNER] = "+ the filter in an inner map: the outer lookup, a call for the block",
+	[SR_HEADER] = "+ its header looked up (a second call), checked, the geometry from it",
+	[SR_PARSE] = "+ the general parse (bb_parse_packet())",
+	[SR_COUNTERS] = "+ the counters: per-CPU stats; packets, ipv4, lookups, passed",
+	[SR_MATCH] = "+ bb_match_ip4()'s generality: short-table flag, probe-length loop",
+	[SR_COUNTERS_ONLY] = "the minimal program + the counters alone",
+	[SR_ADDR_ONLY] = "addr_only(), bloomblock's address path, as the whole program",
+	[SR_ADDR_CALL] = "bb_addr_xdp() called from a small entry that can tail-call",
+	[SR_BB] = "bloomblock_xdp, the real entry program",
+	[SR_PER_FILTER] = "a program per filter: geometry in .rodata, its own map, counters",
+};
+
+/* A split row's program for bloomblock_xdp's IPv4 slot; -1: the minimal program's own. */
+static int split_prog_fd(struct bench *k, int row)
+{
+	struct bpf_program *const progs[SR_ROWS] = {
+		[SR_INNER] = k->progs.split_inner, [SR_HEADER] = k->progs.split_header,
+		[SR_PARSE] = k->progs.split_parse, [SR_COUNTERS] = k->progs.split_counters,
+		[SR_MATCH] = k->progs.split_match,
+		[SR_COUNTERS_ONLY] = k->progs.split_counters_only,
+		[SR_ADDR_ONLY] = k->progs.split_addr_only,
+		[SR_ADDR_CALL] = k->progs.split_addr_call, [SR_BB] = k->progs.bloomblock_xdp,
+		[SR_PER_FILTER] = k->progs.split_per_filter,
+	};
+
+	return progs[row] ? bpf_program__fd(progs[row]) : -1;
+}
+
+/*
+ * Every split row once per outcome a round (the order turned each round), IPv4:
+ * the minimal program through its own wrapper, every other row tail-called from
+ * bloomblock_xdp's IPv4 slot, which holds bloomblock_xdp again at the end.
+ */
+static int split_run(struct whole_size *s, struct whole_results *res)
+{
+	static double ns[SR_ROWS][WO_MAX][MAX_ROUNDS];
+	int progs_fd = bpf_map__fd(s->skel->maps.bench_whole_progs), n = settings.rounds;
+	int r, o, i, row, fd, err = 0, wrong[SR_ROWS] = { 0 };
+	__u32 slot = BENCH_W_SLOT(BENCH_W_BB, 0);
+	char nn[16];
+
+	progress("whole: n=%u: where the time goes (%d rows, %d rounds)", s->n, SR_ROWS, n);
+	err = filter_live(s, 0);
+	for (r = 0; r < n && !err; r++)
+		for (o = 0; o < WO_MAX && !err; o++)
+			for (i = 0; i < SR_ROWS && !err; i++) {
+				row = (i + r) % SR_ROWS;
+				fd = split_prog_fd(s->skel, row);
+				if (fd >= 0 && bpf_map_update_elem(progs_fd, &slot, &fd, BPF_ANY))
+					err = -errno;
+				err = err ?: sample(s, 0, fd >= 0 ? BENCH_W_BB : BENCH_W_MIN, o, r);
+				ns[row][o][r] = s->ns[0][fd >= 0 ? BENCH_W_BB : BENCH_W_MIN][o][r];
+				wrong[row] += !is_cold(o) && s->last_wrong;
+			}
+	fd = split_prog_fd(s->skel, SR_BB);
+	if (bpf_map_update_elem(progs_fd, &slot, &fd, BPF_ANY) && !err)
+		err = -errno;
+	if (err)
+		return err;
+	pow10_name(s->n, nn, sizeof(nn));
+	for (row = 0; row < SR_ROWS; row++) {
+		char c[WO_MAX][BT_CELL];
+		const char *cells[BT_COLS];
+		int k = 0;
+
+		cells[k++] = split_names[row];
+		cells[k++] = nn;
+		for (o = 0; o < WO_MAX; o++) {
+			struct whole_x x;
+
+			x_of(&x, ns[row][o], ns[SR_MIN][o], n);
+			cells[k++] = row == SR_MIN ? fmtf(c[o], BT_CELL, "%.0f", x.ns) :
+				     fmtf(c[o], BT_CELL, "%.0f: %.2fx", x.ns, x.x);
+		}
+		cells[k++] = wrong[row] ? "WRONG" : "ok";
+		table_add(&res->split_table, cells);
+		res->checks_failed += wrong[row] != 0;
+	}
+	table_note(&res->split_table, "IPv4 at %s, %d rounds of samples of %u runs as in 12a (the "
+		   "wrapper, a new source per run when cold), every row in every round, its order "
+		   "turned each round: medians in ns, and over the minimal program's sample of "
+		   "the same round, then the median. The '+' rows add bloomblock's steps to the "
+		   "minimal program one at a time (bpf/bench.bpf.c, split_steps()); addr_only() "
+		   "is bloomblock's own address path (bpf/bloomblock.bpf.c), alone, then as "
+		   "bloomblock_xdp calls it; the last row is a design bloomblock does not use "
+		   "(docs/BENCHMARKS.md). Check: the hot samples' verdicts.", nn, n, s->repeat);
+	return 0;
+}
+
 static void size_notes(const struct whole_size *s, struct whole_results *res)
 {
 	const struct bench_filter *f4 = &s->filters[0], *f6 = &s->filters[1];
@@ -538,7 +646,7 @@ static void size_notes(const struct whole_size *s, struct whole_results *res)
 			   "slept through two dispatcher updates.", nn);
 }
 
-static int size_run(struct whole_size *s, struct whole_results *res, bool largest)
+static int size_run(struct whole_size *s, struct whole_results *res, bool largest, bool split)
 {
 	int err, r;
 
@@ -560,7 +668,7 @@ static int size_run(struct whole_size *s, struct whole_results *res, bool larges
 	ns_rows(s, res);
 	x_rows(s, res, largest);
 	size_notes(s, res);
-	return 0;
+	return split ? split_run(s, res) : 0;
 }
 
 static void size_free(struct whole_size *s)
@@ -616,6 +724,10 @@ int whole_run(struct whole_results *res)
 	static const char *const x_cols[] = {
 		"ratio", "n", "family", "hot hit", "hot miss", "cold miss", "cold hit", NULL,
 	};
+	static const char *const split_cols[] = {
+		"program", "n", "hot hit ns: x minimal", "hot miss", "cold miss", "cold hit",
+		"verdicts", NULL,
+	};
 	struct whole_size *s = NULL;
 	double t0 = now_s();
 	int err = 0, i, first = settings.nsizes >= 2 ? settings.nsizes - 2 : 0;
@@ -624,6 +736,9 @@ int whole_run(struct whole_results *res)
 		   "wrapper that rewrites the source and tail-calls it", 3, ns_cols);
 	table_init(&res->x_table, "whole_x", "12b. bloomblock_xdp over each program, paired "
 		   "round by round (median, rounds' range)", 3, x_cols);
+	table_init(&res->split_table, "whole_split", "12c. Where the whole program's time goes: "
+		   "from the minimal program to bloomblock_xdp, step by step (IPv4)", 2,
+		   split_cols);
 	res->n = settings.sizes[settings.nsizes - 1];
 	for (i = first; i < settings.nsizes && !err; i++) {
 		s = calloc(1, sizeof(*s));
@@ -637,7 +752,7 @@ int whole_run(struct whole_results *res)
 		xdp_dispatch_init(&s->dispatch);
 		s->ncpus = libbpf_num_possible_cpus();
 		s->percpu = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(*s->percpu));
-		err = s->percpu ? size_run(s, res, i == settings.nsizes - 1) : -ENOMEM;
+		err = s->percpu ? size_run(s, res, i == settings.nsizes - 1, i == first) : -ENOMEM;
 		size_free(s);
 		free(s);
 		settle_memory();

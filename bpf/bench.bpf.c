@@ -719,3 +719,179 @@ BENCH_WHOLE_PROG(bench_whole_bloom4, bench_bloom_peek(ctx, &bench_bloom, 1))
 BENCH_WHOLE_PROG(bench_whole_bloom6, bench_bloom_peek(ctx, &bench_bloom6, 0))
 BENCH_WHOLE_PROG(bench_whole_hash4, bench_hash_lookup(ctx, &bench_hash, 1))
 BENCH_WHOLE_PROG(bench_whole_hash6, bench_hash_lookup(ctx, &bench_hash6, 0))
+
+/*
+ * Where the whole program's time goes (table 12c): programs between the minimal one
+ * and bloomblock_xdp, IPv4, each tail-called in turn from bloomblock_xdp's IPv4
+ * slot. split_steps() is the minimal program with bloomblock's steps added one at a
+ * time (steps, a constant per program): the filter in the inner map of the
+ * `filters` slot (the outer lookup and a call for the block), its header looked up
+ * (a second call) and checked and the geometry read from it, the general parse
+ * (bb_parse_packet()), the counters bloomblock_core() keeps for an address (the
+ * per-CPU stats lookup; packets, ipv4, lookups, and passed or dropped), and
+ * bb_match_ip4()'s generality (the short table's flag, the probe-length loop, the
+ * key masked to the planned length) through a struct bb_ctx.
+ */
+#define SPLIT_INNER	(1 << 0)
+#define SPLIT_HEADER	(1 << 1)	/* with SPLIT_INNER */
+#define SPLIT_PARSE	(1 << 2)
+#define SPLIT_COUNTERS	(1 << 3)
+#define SPLIT_MATCH	(1 << 4)	/* with all of the above */
+
+static __always_inline int split_steps(struct xdp_md *ctx, const int steps)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct bb_cursor cur = { .pos = data, .end = data_end };
+	__u32 zero = 0, idx, nblocks, k = BB_WORDS;
+	const struct bb_block *blk;
+	__u64 seed, h;
+	struct bb_packet pkt;
+	const __u8 *addr;
+	struct bb_ctx c;
+	int hit;
+
+	c.sc = NULL;
+	c.allow = 0;
+	c.pctx = ctx;
+	c.hook = BB_EV_XDP;
+	c.xdp = 1;
+	if (steps & SPLIT_COUNTERS) {
+		c.st = bpf_map_lookup_elem(&stats, &zero);
+		if (!c.st)
+			return XDP_PASS;
+		c.st->packets++;
+	}
+	if (steps & SPLIT_PARSE) {
+		if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || pkt.l3_proto != ETH_P_IP)
+			return XDP_PASS;
+		addr = pkt.saddr;
+	} else {
+		addr = bench_min_parse(ctx, 1);
+		if (!addr)
+			return XDP_PASS;
+		pkt.l3_proto = ETH_P_IP;
+		pkt.saddr = addr;
+	}
+	if (steps & SPLIT_INNER) {
+		c.filter = bpf_map_lookup_elem(&filters, &zero);
+		if (!c.filter)
+			return XDP_PASS;
+	}
+	if (steps & SPLIT_HEADER) {
+		c.hdr = bpf_map_lookup_elem(c.filter, &zero);
+		if (!c.hdr || c.hdr->magic != BB_MAGIC || c.hdr->abi_version != BB_ABI_VERSION ||
+		    !c.hdr->nblocks)
+			return XDP_PASS;
+		nblocks = c.hdr->nblocks;
+		seed = c.hdr->seed;
+		k = c.hdr->k;
+	} else {
+		nblocks = bench_min_nblocks[0];
+		seed = bench_min_seed[0];
+	}
+	if (steps & SPLIT_COUNTERS)
+		c.st->ipv4++;
+	if (steps & SPLIT_MATCH) {
+		hit = match_addr(&c, &pkt, addr);
+	} else {
+		h = bb_hash_ip4_word(bb_key_ip4_word(addr, 32), seed);
+		if (steps & SPLIT_INNER) {
+			idx = BB_FIRST_BLOCK + bb_block_of(h, nblocks);
+			blk = bpf_map_lookup_elem(c.filter, &idx);
+		} else {
+			idx = bb_block_of(h, nblocks);
+			blk = bpf_map_lookup_elem(&bench_min4, &idx);
+		}
+		if (steps & SPLIT_COUNTERS)
+			c.st->lookups++;
+		hit = blk && bb_block_test(blk, h, k);
+	}
+	if (steps & SPLIT_COUNTERS) {
+		if (hit)
+			c.st->dropped++;
+		else
+			c.st->passed++;
+	}
+	return hit ? XDP_DROP : XDP_PASS;
+}
+
+#define BENCH_SPLIT(name, steps)						\
+SEC("?xdp")									\
+int name(struct xdp_md *ctx)							\
+{										\
+	return split_steps(ctx, steps);						\
+}
+
+BENCH_SPLIT(split_inner, SPLIT_INNER)
+BENCH_SPLIT(split_header, SPLIT_INNER | SPLIT_HEADER)
+BENCH_SPLIT(split_parse, SPLIT_INNER | SPLIT_HEADER | SPLIT_PARSE)
+BENCH_SPLIT(split_counters, SPLIT_INNER | SPLIT_HEADER | SPLIT_PARSE | SPLIT_COUNTERS)
+BENCH_SPLIT(split_match, SPLIT_INNER | SPLIT_HEADER | SPLIT_PARSE | SPLIT_COUNTERS | SPLIT_MATCH)
+BENCH_SPLIT(split_counters_only, SPLIT_COUNTERS)
+
+/* bloomblock's own address path, addr_only(), as the whole program: no entry around it. */
+SEC("?xdp")
+int split_addr_only(struct xdp_md *ctx)
+{
+	int v = addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS);
+
+	return v == BB_GENERAL || (v & BB_ADDR_HIT) ? XDP_ABORTED : xdp_action(v);
+}
+
+/*
+ * The same, called as bloomblock_xdp calls it (bb_addr_xdp()) from a small entry
+ * program that can tail-call: the x86 JIT then keeps a tail-call counter through
+ * the program's calls, in every frame's prologue and at every call.
+ */
+SEC("?xdp")
+int split_addr_call(struct xdp_md *ctx)
+{
+	int v = bb_addr_xdp(ctx);
+
+	if (v == BB_GENERAL || (v & BB_ADDR_HIT)) {
+		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
+		return XDP_ABORTED;
+	}
+	return xdp_action(v);
+}
+
+/*
+ * A program built for one filter: what bloomblock would be with the geometry in
+ * .rodata and the blocks in a map the program names (inlined lookups, no header, no
+ * inner map), swapped by replacing the program rather than a map. The counters and
+ * the usual hit's as bloomblock keeps them; the parse as addr_only()'s.
+ */
+SEC("?xdp")
+int split_per_filter(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	const struct bb_block *blk;
+	struct bb_stats *st;
+	struct iphdr *iph;
+	__u32 zero = 0, idx;
+	__u64 h;
+
+	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	iph = (void *)(eth + 1);
+	if ((void *)(iph + 1) > data_end || iph->version != 4 || iph->ihl < 5 ||
+	    (void *)iph + iph->ihl * 4 > data_end)
+		return XDP_PASS;
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (!st)
+		return XDP_PASS;
+	st->packets++;
+	st->ipv4++;
+	h = bb_hash_ip4_word(bb_key_ip4_word((const __u8 *)&iph->saddr, 32), bench_min_seed[0]);
+	idx = bb_block_of(h, bench_min_nblocks[0]);
+	st->lookups++;
+	blk = bpf_map_lookup_elem(&bench_min4, &idx);
+	if (!blk || !bb_block_test(blk, h, BB_WORDS)) {
+		st->passed++;
+		return XDP_PASS;
+	}
+	st->ip4_hits++;
+	st->dropped++;
+	return XDP_DROP;
+}
