@@ -382,8 +382,9 @@ int bench_xdp_derive(struct xdp_md *ctx)
 }
 
 /*
- * bloomblock_xdp's own body (the same inline bloomblock_core(), the same calls), on
- * the rewritten packet; a drop counts as the counter's hit.
+ * bloomblock_xdp's own body (the same address path, bb_addr_xdp() and
+ * addr_decide(), then the same inline bloomblock_core() and calls), on the
+ * rewritten packet; a drop counts as the counter's hit.
  */
 SEC("?xdp")
 int bench_xdp_cold(struct xdp_md *ctx)
@@ -397,7 +398,11 @@ int bench_xdp_cold(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
-	v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
+	v = bb_addr_xdp(ctx);
+	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
+		v = addr_decide(ctx, data, data_end, v, BB_INGRESS, BB_EV_XDP, 1);
+	if (v == BB_GENERAL)
+		v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
 	if (v == BB_TAIL)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
 				   next.seq_flags);
