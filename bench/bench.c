@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
 		"             [--rounds N] [--cpu N] [--only PART,...]\n"
-		"                                  --only: addr, names, load (and veth), live,\n"
+		"                                  --only: addr, names, load, veth, live,\n"
 		"                                  fpr, events, confirm, daemon, whole; the\n"
 		"                                  targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
@@ -63,7 +63,7 @@ static int parse_parts(const char *arg)
 		unsigned int part;
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
-		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
+		{ "veth", PART_VETH }, { "live", PART_LIVE }, { "fpr", PART_FPR },
 		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM }, { "daemon", PART_DAEMON },
 		{ "whole", PART_WHOLE },
 	};
@@ -267,7 +267,7 @@ static int run_all(void)
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
 		{ &answers, PART_NAMES },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
-		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_DAEMON },
+		{ &load.table, PART_LOAD }, { &veth, PART_VETH }, { &daemon, PART_DAEMON },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
 		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
 		{ &confirm.table, PART_CONFIRM }, { &whole.ns_table, PART_WHOLE },
@@ -286,14 +286,14 @@ static int run_all(void)
 		err = names_run(&names);
 	if (!err && (parts & PART_NAMES))
 		err = answer_run(&answers);
-	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON)))
+	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON | PART_VETH)))
 		script_results_read(&script, settings.load_results);
 	if (!err && (parts & PART_DAEMON))
 		daemon_report(&daemon, &script);
-	if (!err && (parts & PART_LOAD)) {
+	if (!err && (parts & PART_VETH))
 		veth_report(&veth, &script);
+	if (!err && (parts & PART_LOAD))
 		err = load_run(&load, &script);
-	}
 	if (!err && (parts & PART_LIVE)) {
 		settle_memory();
 		err = live_run(&live);

@@ -47,14 +47,15 @@ struct bench_settings {
 enum bench_part {
 	PART_ADDR = 1 << 0,	/* tables 1a, 1b, 1c, 3, 4 */
 	PART_NAMES = 1 << 1,	/* table 2 */
-	PART_LOAD = 1 << 2,	/* tables 5 and 6 (with scripts/bench.sh's results) */
+	PART_LOAD = 1 << 2,	/* table 5 (with scripts/bench.sh's results) */
 	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
 	PART_FPR = 1 << 4,	/* table 8 */
 	PART_EVENTS = 1 << 5,	/* table 9 */
 	PART_CONFIRM = 1 << 6,	/* table 10 */
 	PART_DAEMON = 1 << 7,	/* table 11, from scripts/bench.sh's results */
 	PART_WHOLE = 1 << 8,	/* tables 12a, 12b and 12c */
-	PART_ALL = (1 << 9) - 1,
+	PART_VETH = 1 << 9,	/* table 6, from scripts/bench.sh's results */
+	PART_ALL = (1 << 10) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
