@@ -526,7 +526,7 @@ static void x_rows(const struct whole_size *s, struct whole_results *res, bool l
 	}
 }
 
-/* ---- table 12c: where the time goes, IPv4, at the first size ---- */
+/* ---- table 12c: where the time goes, IPv4, at each size ---- */
 
 enum split_row {
 	SR_MIN, SR_INNER, SR_HEADER, SR_PARSE, SR_COUNTERS, SR_MATCH, SR_COUNTERS_ONLY,
@@ -613,10 +613,11 @@ static int split_run(struct whole_size *s, struct whole_results *res)
 		table_add(&res->split_table, cells);
 		res->checks_failed += wrong[row] != 0;
 	}
-	table_note(&res->split_table, "IPv4 at %s, %d rounds of samples of %u runs as in 12a (the "
-		   "wrapper, a new source per run when cold), every row in every round, its order "
-		   "turned each round: medians in ns, and over the minimal program's sample of "
-		   "the same round, then the median. The '+' rows add bloomblock's steps to the "
+	table_note(&res->split_table, "IPv4 at %s, after 12a's rounds at that size: %d rounds of "
+		   "samples of %u runs as in 12a (the wrapper, a new source per run when cold), "
+		   "every row in every round, its order turned each round: medians in ns, and "
+		   "over the minimal program's sample of the same round, then the median. The "
+		   "'+' rows add bloomblock's steps to the "
 		   "minimal program one at a time (bpf/bench.bpf.c, split_steps()); addr_only() "
 		   "is bloomblock's own address path (bpf/bloomblock.bpf.c), alone, then as "
 		   "bloomblock_xdp calls it; the last row is a design bloomblock does not use "
@@ -646,7 +647,7 @@ static void size_notes(const struct whole_size *s, struct whole_results *res)
 			   "slept through two dispatcher updates.", nn);
 }
 
-static int size_run(struct whole_size *s, struct whole_results *res, bool largest, bool split)
+static int size_run(struct whole_size *s, struct whole_results *res, bool largest)
 {
 	int err, r;
 
@@ -668,7 +669,7 @@ static int size_run(struct whole_size *s, struct whole_results *res, bool larges
 	ns_rows(s, res);
 	x_rows(s, res, largest);
 	size_notes(s, res);
-	return split ? split_run(s, res) : 0;
+	return split_run(s, res);
 }
 
 static void size_free(struct whole_size *s)
@@ -752,7 +753,7 @@ int whole_run(struct whole_results *res)
 		xdp_dispatch_init(&s->dispatch);
 		s->ncpus = libbpf_num_possible_cpus();
 		s->percpu = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(*s->percpu));
-		err = s->percpu ? size_run(s, res, i == settings.nsizes - 1, i == first) : -ENOMEM;
+		err = s->percpu ? size_run(s, res, i == settings.nsizes - 1) : -ENOMEM;
 		size_free(s);
 		free(s);
 		settle_memory();
