@@ -35,8 +35,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
 		"             [--rounds N] [--cpu N] [--only PART,...]\n"
-		"                                  --only: addr, names, load (and veth), live,\n"
-		"                                  fpr, events; the targets of those parts alone\n"
+		"                                  --only: addr, names, load, veth, live,\n"
+		"                                  fpr, events, confirm, daemon, whole; the\n"
+		"                                  targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
@@ -62,8 +63,9 @@ static int parse_parts(const char *arg)
 		unsigned int part;
 	} parts[] = {
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
-		{ "veth", PART_LOAD }, { "live", PART_LIVE }, { "fpr", PART_FPR },
+		{ "veth", PART_VETH }, { "live", PART_LIVE }, { "fpr", PART_FPR },
 		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM }, { "daemon", PART_DAEMON },
+		{ "whole", PART_WHOLE },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -75,7 +77,7 @@ static int parse_parts(const char *arg)
 			;
 		if (i == ARRAY_SIZE(parts)) {
 			bench_warn("--only: no part \"%s\" (addr, names, load, veth, live, fpr, "
-				   "events, confirm, daemon)\n", tok);
+				   "events, confirm, daemon, whole)\n", tok);
 			return -1;
 		}
 		settings.parts |= parts[i].part;
@@ -204,6 +206,7 @@ static void set_mode(void)
 		settings.fpr_check_entries = 100000;
 		settings.fpr_check_queries = 200000;
 		settings.event_runs = 40000;
+		settings.whole_checks = 2000;
 		settings.rounds = settings.rounds ?: 3;
 	} else {
 		settings.sizes[0] = 10000;
@@ -222,6 +225,7 @@ static void set_mode(void)
 		settings.fpr_check_entries = 1000000;
 		settings.fpr_check_queries = 1000000;
 		settings.event_runs = 1000000;
+		settings.whole_checks = 20000;
 		settings.rounds = settings.rounds ?: 7;
 	}
 }
@@ -252,6 +256,7 @@ static int run_all(void)
 	static struct fpr_results fpr;
 	static struct event_results events;
 	static struct confirm_results confirm;
+	static struct whole_results whole;
 	static struct script_results script;
 	static struct table veth, daemon, answers, targets;
 	const struct {
@@ -262,10 +267,12 @@ static int run_all(void)
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
 		{ &answers, PART_NAMES },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
-		{ &load.table, PART_LOAD }, { &veth, PART_LOAD }, { &daemon, PART_DAEMON },
+		{ &load.table, PART_LOAD }, { &veth, PART_VETH }, { &daemon, PART_DAEMON },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
 		{ &fpr.table, PART_FPR }, { &events.table, PART_EVENTS },
-		{ &confirm.table, PART_CONFIRM }, { &targets, PART_ALL },
+		{ &confirm.table, PART_CONFIRM }, { &whole.ns_table, PART_WHOLE },
+		{ &whole.x_table, PART_WHOLE }, { &whole.split_table, PART_WHOLE },
+		{ &targets, PART_ALL },
 	};
 	struct table *tables[ARRAY_SIZE(all)];
 	unsigned int parts = settings.parts;
@@ -279,14 +286,14 @@ static int run_all(void)
 		err = names_run(&names);
 	if (!err && (parts & PART_NAMES))
 		err = answer_run(&answers);
-	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON)))
+	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON | PART_VETH)))
 		script_results_read(&script, settings.load_results);
 	if (!err && (parts & PART_DAEMON))
 		daemon_report(&daemon, &script);
-	if (!err && (parts & PART_LOAD)) {
+	if (!err && (parts & PART_VETH))
 		veth_report(&veth, &script);
+	if (!err && (parts & PART_LOAD))
 		err = load_run(&load, &script);
-	}
 	if (!err && (parts & PART_LIVE)) {
 		settle_memory();
 		err = live_run(&live);
@@ -297,6 +304,10 @@ static int run_all(void)
 		err = events_run(&events);
 	if (!err && (parts & PART_CONFIRM))
 		err = confirm_run(&confirm);
+	if (!err && (parts & PART_WHOLE)) {
+		settle_memory();
+		err = whole_run(&whole);
+	}
 	if (err) {
 		bench_warn("stopped: %s\n", strerror(-err));
 		return 1;
@@ -304,7 +315,8 @@ static int run_all(void)
 	report_targets(&targets, parts & PART_ADDR ? &addr : NULL,
 		       parts & PART_NAMES ? &names : NULL, parts & PART_LOAD ? &load : NULL,
 		       parts & PART_LIVE ? &live : NULL, parts & PART_FPR ? &fpr : NULL,
-		       parts & PART_EVENTS ? &events : NULL, parts & PART_CONFIRM ? &confirm : NULL);
+		       parts & PART_EVENTS ? &events : NULL, parts & PART_CONFIRM ? &confirm : NULL,
+		       parts & PART_WHOLE ? &whole : NULL);
 	for (i = 0; i < (int)ARRAY_SIZE(all); i++)
 		if (all[i].part & parts)
 			tables[n++] = all[i].t;

@@ -159,30 +159,9 @@ static int state_start(struct size_run *s, __u64 next)
 
 /* ---- one size's maps, skeleton and filters ---- */
 
-/* bench_fill, a bpf_loop program, fills a comparator with members 0..n-1, in chunks. */
 static int fill_map(struct size_run *s, enum bench_fill_kind kind, __u32 n)
 {
-	const __u32 chunk = 1U << 20;
-	__u8 pkt[64] = { 0 };
-	double ns;
-	__u32 done, ret;
-	int err, fd = bpf_program__fd(s->skel->progs.bench_fill);
-
-	s->skel->bss->bench_cfg.fill_kind = kind;
-	s->skel->bss->bench_cfg.fill_errors = 0;
-	for (done = 0; done < n; done += chunk) {
-		s->skel->bss->bench_cfg.fill_start = done;
-		s->skel->bss->bench_cfg.fill_count = n - done < chunk ? n - done : chunk;
-		err = test_run(fd, pkt, sizeof(pkt), 1, &ns, &ret);
-		if (err)
-			return err;
-	}
-	if (s->skel->bss->bench_cfg.fill_errors) {
-		bench_warn("fill %d: %u updates failed\n", kind,
-			   s->skel->bss->bench_cfg.fill_errors);
-		return -EIO;
-	}
-	return 0;
+	return comparator_fill(s->skel, kind, n);
 }
 
 static int create_comparators(struct size_run *s)

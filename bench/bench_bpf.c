@@ -4,11 +4,17 @@
  * bloomblock filters built by the real builder into inner maps of their own, the way
  * bb_filter_push() makes them, for a skeleton's `filters` slot.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -49,6 +55,30 @@ int skeleton_load(struct bench **skel)
 		*skel = NULL;
 	}
 	return err;
+}
+
+int comparator_fill(struct bench *skel, int kind, __u32 n)
+{
+	const __u32 chunk = 1U << 20;
+	__u8 pkt[64] = { 0 };
+	double ns;
+	__u32 done, ret;
+	int err, fd = bpf_program__fd(skel->progs.bench_fill);
+
+	skel->bss->bench_cfg.fill_kind = kind;
+	skel->bss->bench_cfg.fill_errors = 0;
+	for (done = 0; done < n; done += chunk) {
+		skel->bss->bench_cfg.fill_start = done;
+		skel->bss->bench_cfg.fill_count = n - done < chunk ? n - done : chunk;
+		err = test_run(fd, pkt, sizeof(pkt), 1, &ns, &ret);
+		if (err)
+			return err;
+	}
+	if (skel->bss->bench_cfg.fill_errors) {
+		bench_warn("fill %d: %u updates failed\n", kind, skel->bss->bench_cfg.fill_errors);
+		return -EIO;
+	}
+	return 0;
 }
 
 int filter_map_image(struct bb_filter *filter, bool populate, struct push_times *t)
@@ -148,4 +178,81 @@ double filter_fpr_per_packet(const struct bench_filter *f, bool ipv4)
 	unsigned int probes = ipv4 ? f->hdr.n_v4_plens : f->hdr.n_v6_plens;
 
 	return 1.0 - pow(1.0 - p, probes);
+}
+
+void xdp_dispatch_init(struct xdp_dispatch *d)
+{
+	int i;
+
+	d->old_ns = -1;
+	d->n = 0;
+	d->filled = false;
+	for (i = 0; i < XDP_DISPATCH_MAX; i++)
+		d->links[i] = -1;
+}
+
+/*
+ * Each program attached (generic XDP, a bpf_link) to a veth of a new network
+ * namespace, this thread's (the driver is one thread), which it stays in until
+ * xdp_dispatch_free(). On any failure the part goes on without: d->filled says so.
+ */
+void xdp_dispatch_fill(struct xdp_dispatch *d, const int *prog_fds, int n, const char *part,
+		       const char *prefix)
+{
+	char cmd[160], name[IFNAMSIZ];
+	int i, pairs = (n + 1) / 2;
+
+	xdp_dispatch_init(d);
+	if (n > XDP_DISPATCH_MAX)
+		return;
+	d->n = n;
+	d->old_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (d->old_ns < 0 || unshare(CLONE_NEWNET)) {
+		bench_warn("%s: no private network namespace (%s): test runs without the "
+			   "dispatcher filled\n", part, strerror(errno));
+		if (d->old_ns >= 0)
+			close(d->old_ns);
+		d->old_ns = -1;
+		return;
+	}
+	for (i = 0; i < pairs; i++) {
+		snprintf(cmd, sizeof(cmd), "ip link add %s%d type veth peer name %s%d "
+			 ">/dev/null 2>&1", prefix, 2 * i, prefix, 2 * i + 1);
+		if (system(cmd)) {
+			bench_warn("%s: cannot create veths (ip link add): test runs without "
+				   "the dispatcher filled\n", part);
+			return;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_SKB_MODE);
+		unsigned int ifindex;
+
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		ifindex = if_nametoindex(name);
+		d->links[i] = ifindex ? bpf_link_create(prog_fds[i], ifindex, BPF_XDP, &opts) : -1;
+		if (d->links[i] < 0) {
+			bench_warn("%s: cannot attach to %s: test runs without the dispatcher "
+				   "filled\n", part, name);
+			return;
+		}
+	}
+	d->filled = true;
+}
+
+/* The links closed, the namespace left (and with the veths, gone). */
+void xdp_dispatch_free(struct xdp_dispatch *d)
+{
+	int i;
+
+	for (i = 0; i < XDP_DISPATCH_MAX; i++)
+		if (d->links[i] >= 0)
+			close(d->links[i]);
+	if (d->old_ns >= 0) {
+		if (setns(d->old_ns, CLONE_NEWNET))
+			bench_warn("cannot go back to the network namespace: %s\n",
+				   strerror(errno));
+		close(d->old_ns);
+	}
+	xdp_dispatch_init(d);
 }

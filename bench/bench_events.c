@@ -14,7 +14,7 @@
  * runs in one test run would time lost events (a failed reserve), not raised ones.
  *
  * So many test runs need the programs kept in the kernel's XDP dispatcher meanwhile
- * (ev_dispatch_fill()): a test run of XDP with repeat > 1 puts its program into the
+ * (xdp_dispatch_fill()): a test run of XDP with repeat > 1 puts its program into the
  * dispatcher and takes it out again (bpf_prog_change_xdp()), two image updates that
  * each wait for an RCU grace period: 15 to 25 ms a test run here, asleep, and every
  * test run of 2000 runs would start on caches others used meanwhile. A program the
@@ -24,15 +24,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <net/if.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
-#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -129,19 +125,12 @@ struct ev_counts {
 	double wall_s;			/* from the bucket emptied (or the sample's start) */
 };
 
-/* The dispatcher's fill: the namespace left, the links (ev_dispatch_fill()). */
-struct ev_dispatch {
-	int old_ns;			/* the driver's own network namespace; -1: not left */
-	int links[EVP_MAX];
-	bool filled;
-};
-
 #define EV_UNFILLED_CHUNKS	10	/* test runs a sample without the dispatcher filled */
 
 struct ev_run {
 	__u32 n;			/* the list's addresses: members 0 .. n - 1 */
 	__u32 runs;			/* a sample's: settings.event_runs, fewer unfilled */
-	struct ev_dispatch dispatch;
+	struct xdp_dispatch dispatch;
 	struct bench *skel;
 	struct bench_filter filters[EVF_MAX];
 	int live, filters_fd, stats_fd, state_fd, bucket_fd;
@@ -196,72 +185,6 @@ static int ev_skeleton_load(struct ev_run *run)
 		err = bpf_program__set_autoload(mine[i], true);
 	err = err ?: bench__load(run->skel);
 	return err ?: bb_url_tables_fill(run->skel->obj, BB_FAMILY_ALL);
-}
-
-/*
- * Each program of the part attached to a veth of a new network namespace (this
- * thread's: the driver is one thread here), so the XDP dispatcher holds it for the
- * part (the file's head says why). On any failure the part goes on without: its
- * note says so.
- */
-static void ev_dispatch_fill(struct ev_run *run)
-{
-	struct ev_dispatch *d = &run->dispatch;
-	char cmd[160], name[IFNAMSIZ];
-	int i, pairs = (EVP_MAX + 1) / 2;
-
-	for (i = 0; i < EVP_MAX; i++)
-		d->links[i] = -1;
-	d->old_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (d->old_ns < 0 || unshare(CLONE_NEWNET)) {
-		bench_warn("events: no private network namespace (%s): test runs without the "
-			   "dispatcher filled\n", strerror(errno));
-		if (d->old_ns >= 0)
-			close(d->old_ns);
-		d->old_ns = -1;
-		return;
-	}
-	for (i = 0; i < pairs; i++) {
-		snprintf(cmd, sizeof(cmd), "ip link add bbev%d type veth peer name bbev%d "
-			 ">/dev/null 2>&1", 2 * i, 2 * i + 1);
-		if (system(cmd)) {
-			bench_warn("events: cannot create veths (ip link add): test runs without "
-				   "the dispatcher filled\n");
-			return;
-		}
-	}
-	for (i = 0; i < EVP_MAX; i++) {
-		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_SKB_MODE);
-		unsigned int ifindex;
-
-		snprintf(name, sizeof(name), "bbev%d", i);
-		ifindex = if_nametoindex(name);
-		d->links[i] = ifindex ? bpf_link_create(run->prog_fd[i], ifindex, BPF_XDP, &opts) :
-			      -1;
-		if (d->links[i] < 0) {
-			bench_warn("events: cannot attach to %s: test runs without the dispatcher "
-				   "filled\n", name);
-			return;
-		}
-	}
-	d->filled = true;
-}
-
-/* The links closed, the namespace left (and with the veths, gone). */
-static void ev_dispatch_free(struct ev_dispatch *d)
-{
-	int i;
-
-	for (i = 0; i < EVP_MAX; i++)
-		if (d->links[i] >= 0)
-			close(d->links[i]);
-	if (d->old_ns >= 0) {
-		if (setns(d->old_ns, CLONE_NEWNET))
-			bench_warn("events: cannot go back to the network namespace: %s\n",
-				   strerror(errno));
-		close(d->old_ns);
-	}
-	d->old_ns = -1;
 }
 
 /* A record in the ring: counted, and for the event rows checked against the frame. */
@@ -342,7 +265,7 @@ static int ev_setup(struct ev_run *run, __u32 n)
 	run->bucket_fd = bpf_program__fd(run->skel->progs.bench_bucket_empty);
 	for (i = 0; i < EVP_MAX; i++)
 		run->prog_fd[i] = ev_prog_fd(run->skel, i);
-	ev_dispatch_fill(run);
+	xdp_dispatch_fill(&run->dispatch, run->prog_fd, EVP_MAX, "events", "bbev");
 	run->runs = settings.event_runs;
 	if (!run->dispatch.filled && run->runs > EV_UNFILLED_CHUNKS * EV_CHUNK)
 		run->runs = EV_UNFILLED_CHUNKS * EV_CHUNK;	/* 20 ms a test run: minutes */
@@ -369,7 +292,7 @@ static void ev_free(struct ev_run *run)
 {
 	int i;
 
-	ev_dispatch_free(&run->dispatch);
+	xdp_dispatch_free(&run->dispatch);
 	ring_buffer__free(run->ring);
 	for (i = 0; i < EVF_MAX; i++)
 		filter_close(&run->filters[i]);
@@ -762,9 +685,7 @@ int events_run(struct event_results *res)
 		return -ENOMEM;
 	for (i = 0; i < EVF_MAX; i++)
 		run->filters[i].fd = -1;
-	run->dispatch.old_ns = -1;
-	for (i = 0; i < EVP_MAX; i++)
-		run->dispatch.links[i] = -1;
+	xdp_dispatch_init(&run->dispatch);
 	err = ev_setup(run, res->n);
 	if (err)
 		goto cleanup;

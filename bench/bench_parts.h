@@ -39,6 +39,7 @@ struct bench_settings {
 	__u32 fpr_check_entries;	/* the per-check FPR rows' lists */
 	__u32 fpr_check_queries;	/* ... and random non-members a row */
 	__u32 event_runs;		/* the events part's runs per sample (EV_CHUNK a test run) */
+	__u32 whole_checks;		/* the whole part's single runs a verdict check */
 	unsigned int parts;		/* --only: the parts to run (enum bench_part bits) */
 };
 
@@ -46,13 +47,15 @@ struct bench_settings {
 enum bench_part {
 	PART_ADDR = 1 << 0,	/* tables 1a, 1b, 1c, 3, 4 */
 	PART_NAMES = 1 << 1,	/* table 2 */
-	PART_LOAD = 1 << 2,	/* tables 5 and 6 (with scripts/bench.sh's results) */
+	PART_LOAD = 1 << 2,	/* table 5 (with scripts/bench.sh's results) */
 	PART_LIVE = 1 << 3,	/* tables 7a and 7b */
 	PART_FPR = 1 << 4,	/* table 8 */
 	PART_EVENTS = 1 << 5,	/* table 9 */
 	PART_CONFIRM = 1 << 6,	/* table 10 */
 	PART_DAEMON = 1 << 7,	/* table 11, from scripts/bench.sh's results */
-	PART_ALL = (1 << 8) - 1,
+	PART_WHOLE = 1 << 8,	/* tables 12a, 12b and 12c */
+	PART_VETH = 1 << 9,	/* table 6, from scripts/bench.sh's results */
+	PART_ALL = (1 << 10) - 1,
 };
 
 /* Set by main() before any part runs; read-only after. */
@@ -66,6 +69,12 @@ int test_run(int prog_fd, const void *data, __u32 len, __u32 repeat, double *ns,
 
 /* The bench skeleton opened and loaded (the verifier walks every bloomblock program). */
 int skeleton_load(struct bench **skel);
+
+/*
+ * A comparator map of a loaded skeleton filled with members 0..n-1 of the kind's
+ * sequence (enum bench_fill_kind, bench_seq.h) by bench_fill, a bpf_loop program.
+ */
+int comparator_fill(struct bench *skel, int kind, __u32 n);
 
 /* A bloomblock filter built by the real builder (bb_filter_build), in an inner map of its own. */
 struct bench_filter {
@@ -96,6 +105,30 @@ struct push_times {
  * Returns the map's fd, or a negative errno.
  */
 int filter_map_image(struct bb_filter *filter, bool populate, struct push_times *t);
+
+/*
+ * The kernel's XDP dispatcher kept holding a part's programs. A test run of XDP with
+ * repeat > 1 puts its program into the dispatcher and takes it out again
+ * (bpf_prog_change_xdp()): two image updates, each waiting for an RCU grace period,
+ * 15 to 25 ms a test run here, asleep, after which the run starts on caches others
+ * used meanwhile. A program the dispatcher holds already is only counted again: each
+ * one is attached to a veth of a private network namespace (nothing reaches them),
+ * which the driver enters until xdp_dispatch_free() takes it back.
+ */
+#define XDP_DISPATCH_MAX	16
+
+struct xdp_dispatch {
+	int old_ns;			/* the driver's own network namespace; -1: not left */
+	int links[XDP_DISPATCH_MAX];
+	int n;
+	bool filled;			/* every program attached */
+};
+
+void xdp_dispatch_init(struct xdp_dispatch *d);
+/* part: for messages; prefix: the veths' names (PREFIX0, PREFIX1, ...). */
+void xdp_dispatch_fill(struct xdp_dispatch *d, const int *prog_fds, int n, const char *part,
+		       const char *prefix);
+void xdp_dispatch_free(struct xdp_dispatch *d);
 
 /* ---- what scripts/bench.sh measured: its results file of "name value" lines ---- */
 
@@ -333,6 +366,36 @@ struct confirm_results {
 
 int confirm_run(struct confirm_results *res);
 
+/* ---- the whole program (bench_whole.c): tables 12a, 12b and 12c ---- */
+
+/* The rows' programs: enum bench_whole_slot (bench_seq.h), BENCH_W_EMPTY .. BENCH_W_BB. */
+#define WHOLE_PROGS		6
+#define WHOLE_FAMILIES		2	/* IPv4, IPv6 */
+
+enum whole_outcome { WO_HOT_HIT, WO_HOT_MISS, WO_COLD_MISS, WO_COLD_HIT, WO_MAX };
+
+extern const char *const whole_outcome_names[WO_MAX];
+
+/* One row over another, round by round: the median, the rounds' range, both medians. */
+struct whole_x {
+	double x, x_min, x_max;
+	double ns, ref_ns;
+};
+
+struct whole_results {
+	struct table ns_table, x_table, split_table;
+	__u32 n;			/* the largest size: the figures below are at it */
+	/* bloomblock_xdp over each program, [family][program][outcome] */
+	struct whole_x bb[WHOLE_FAMILIES][WHOLE_PROGS][WO_MAX];
+	struct whole_x v6_x_v4[WO_MAX];	/* bloomblock_xdp, IPv6 over IPv4 */
+	struct whole_x min_v6_x_v4[WO_MAX];	/* the minimal program's */
+	int checks_failed;
+	double seconds;
+};
+
+/* The last two list sizes (10^6 and 10^7), each family, every program, round by round. */
+int whole_run(struct whole_results *res);
+
 /* ---- the veth part's table (veth.c): table 6, from script ---- */
 
 void veth_report(struct table *table, const struct script_results *script);
@@ -347,7 +410,8 @@ void daemon_report(struct table *table, const struct script_results *script);
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
 		    const struct live_results *live, const struct fpr_results *fpr,
-		    const struct event_results *events, const struct confirm_results *confirm);
+		    const struct event_results *events, const struct confirm_results *confirm,
+		    const struct whole_results *whole);
 /* The header and every table as text on f. */
 void report_print(FILE *f, struct table *const *tables, int n);
 /* The same as Markdown and CSV in settings.out_dir: stamped, and as latest. */

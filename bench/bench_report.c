@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench_parts.h"
+#include "bench_seq.h"
 
 #define LOAD_RSS_CONST_MIB	24	/* the constant of the streamed load's memory bound */
 #define ALLOW_NOISE		0.05	/* "unchanged": a paired ratio within 5% of 1 */
@@ -19,6 +20,11 @@
 #define BBF_X_MEMCPY		2.0	/* a .bbf's open + copy: the copy and one read pass */
 #define BBF_X_REBUILD		0.1	/* ... and at least 10x faster than a rebuild */
 #define EVENT_NOISE_NS		5.0	/* two hot rows this close are within the noise */
+/* the whole program's targets (table 12b): bloomblock_xdp over a row of the same round */
+#define WHOLE_X_BLOOM		0.85	/* cold miss, over the kernel Bloom filter map's */
+#define WHOLE_X_MIN		1.25	/* cold miss and hit, over the minimal blocked Bloom's */
+#define WHOLE_X_HASH		0.40	/* cold miss, over the exact hash map's */
+#define WHOLE_V6_X_V4		1.20	/* IPv6 over IPv4, cold */
 
 /* ---- the targets ---- */
 
@@ -339,10 +345,62 @@ static void confirm_targets(struct table *t, const struct confirm_results *c)
 	       m, "every flow dropped, every answer right", !c->failed);
 }
 
+static const char *whole_measured(char *buf, size_t size, const struct whole_x *x,
+				  const struct whole_x *v6)
+{
+	snprintf(buf, size, "%.2fx (paired, rounds %.2f-%.2fx); %.0f vs %.0f ns; IPv6 %.2fx",
+		 x->x, x->x_min, x->x_max, x->ns, x->ref_ns, v6->x);
+	return buf;
+}
+
+/* At the largest size, IPv4 (IPv6 beside it): the whole program over programs of its shape. */
+static void whole_targets(struct table *t, const struct whole_results *w)
+{
+	static const struct {
+		int prog, o;
+		double limit;
+		const char *over;
+	} cmp[] = {
+		{ BENCH_W_BLOOM, WO_COLD_MISS, WHOLE_X_BLOOM, "the BLOOM_FILTER map program's" },
+		{ BENCH_W_MIN, WO_COLD_MISS, WHOLE_X_MIN, "the minimal blocked Bloom program's" },
+		{ BENCH_W_MIN, WO_COLD_HIT, WHOLE_X_MIN, "the minimal blocked Bloom program's" },
+		{ BENCH_W_HASH, WO_COLD_MISS, WHOLE_X_HASH, "the HASH map program's" },
+	};
+	char m[BT_CELL], what[BT_CELL], lim[BT_CELL], nn[16];
+	size_t i;
+	int o;
+
+	pow10_name(w->n, nn, sizeof(nn));
+	for (i = 0; i < ARRAY_SIZE(cmp); i++) {
+		const struct whole_x *x = &w->bb[0][cmp[i].prog][cmp[i].o];
+
+		snprintf(what, sizeof(what), "whole program at %s, IPv4 %s <= %.2fx %s", nn,
+			 whole_outcome_names[cmp[i].o], cmp[i].limit, cmp[i].over);
+		snprintf(lim, sizeof(lim), "<= %.2fx", cmp[i].limit);
+		target(t, what, whole_measured(m, sizeof(m), x, &w->bb[1][cmp[i].prog][cmp[i].o]),
+		       lim, x->x <= cmp[i].limit);
+	}
+	for (o = WO_COLD_MISS; o <= WO_COLD_HIT; o++) {
+		const struct whole_x *x = &w->v6_x_v4[o];
+
+		snprintf(what, sizeof(what), "whole program at %s, %s: IPv6 within %.1fx of IPv4",
+			 nn, whole_outcome_names[o], WHOLE_V6_X_V4);
+		snprintf(m, sizeof(m), "%.2fx (paired, rounds %.2f-%.2fx); %.0f vs %.0f ns; the "
+			 "minimal program %.2fx", x->x, x->x_min, x->x_max, x->ns, x->ref_ns,
+			 w->min_v6_x_v4[o].x);
+		snprintf(lim, sizeof(lim), "<= %.2fx", WHOLE_V6_X_V4);
+		target(t, what, m, lim, x->x <= WHOLE_V6_X_V4);
+	}
+	snprintf(m, sizeof(m), "%d row(s) wrong", w->checks_failed);
+	target(t, "whole program: every verdict as the lists say", w->checks_failed ? m : "all ok",
+	       "0 wrong", !w->checks_failed);
+}
+
 void report_targets(struct table *table, const struct addr_results *addr,
 		    const struct name_results *names, const struct load_results *load,
 		    const struct live_results *live, const struct fpr_results *fpr,
-		    const struct event_results *events, const struct confirm_results *confirm)
+		    const struct event_results *events, const struct confirm_results *confirm,
+		    const struct whole_results *whole)
 {
 	static const char *const target_cols[] = { "target", "measured", "limit", "verdict",
 						   NULL };
@@ -374,6 +432,8 @@ void report_targets(struct table *table, const struct addr_results *addr,
 		event_targets(table, events);
 	if (confirm)
 		confirm_targets(table, confirm);
+	if (whole)
+		whole_targets(table, whole);
 }
 
 /* ---- the header: the machine, the kernel, the run ---- */

@@ -96,7 +96,8 @@ enum bench_fill_kind {
 	BENCH_FILL_BLOOM,
 	BENCH_FILL_HASH6,
 	BENCH_FILL_LPM6,
-	BENCH_FILL_MAX,
+	BENCH_FILL_MAX,				/* the address rows' comparators: those above */
+	BENCH_FILL_BLOOM6 = BENCH_FILL_MAX,	/* table 12's alone */
 };
 
 struct bench_cfg {
@@ -114,6 +115,24 @@ struct bench_cfg {
  */
 #define BENCH_IDEAL_BLOCKS	(1U << 14)
 #define BENCH_IDEAL_SEED	0x6964656164ULL	/* "ideal" */
+
+/*
+ * Table 12's programs. Each has a slot per family in bench_whole_progs
+ * (BENCH_W_SLOT()): a wrapper per slot rewrites the packet's source and tail-calls
+ * the slot's program.
+ */
+enum bench_whole_slot {
+	BENCH_W_EMPTY,		/* bench_empty */
+	BENCH_W_LIMIT,		/* one 64-byte read of a filter-sized array */
+	BENCH_W_MIN,		/* a minimal blocked Bloom program */
+	BENCH_W_BLOOM,		/* the kernel's BPF_MAP_TYPE_BLOOM_FILTER */
+	BENCH_W_HASH,		/* an exact BPF_MAP_TYPE_HASH */
+	BENCH_W_BB,		/* bloomblock_xdp, the real entry program */
+	BENCH_W_MAX,
+};
+
+#define BENCH_W_SLOT(prog, v6)	((prog) * 2 + (v6))	/* v6: 0 IPv4, 1 IPv6 */
+#define BENCH_W_SLOTS		(BENCH_W_MAX * 2)
 
 /* Per CPU: the counter the cold programs derive their addresses from, and what hit. */
 struct bench_cpu {

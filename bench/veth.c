@@ -139,7 +139,8 @@ static int veth_samples(const struct script_results *script, const char *row, do
 void veth_report(struct table *table, const struct script_results *script)
 {
 	static const char *const veth_cols[] = {
-		"receiver", "list", "ns per packet", "Mpps", "net of floor ns", "note", NULL,
+		"receiver", "list", "ns per packet", "Mpps, sender on the same core",
+		"net of floor ns", "its own work alone, Mpps a core (1000 / net)", "note", NULL,
 	};
 	static const struct {
 		const char *row, *name, *note;
@@ -157,7 +158,8 @@ void veth_report(struct table *table, const struct script_results *script)
 	double list = script_number(script, "veth_list");
 	double packets = script_number(script, "veth_packets");
 	int nf = veth_samples(script, "floor", floor, MAX_ROUNDS), i, j, n;
-	char c[4][BT_CELL], nn[16];
+	char c[5][BT_CELL], nn[16];
+	struct st3 sf;
 
 	table_init(table, "veth", "6. veth throughput: XDP drop against an nftables set drop", 1,
 		   veth_cols);
@@ -178,9 +180,20 @@ void veth_report(struct table *table, const struct script_results *script)
 			st3_fmt(c[0], BT_CELL, &st, 1),
 			fmtf(c[1], BT_CELL, "%.2f", 1e3 / st.med),
 			i && j ? st3_fmt(c[2], BT_CELL, &sn, 1) : "-",
+			i && j && sn.med > 0 ? fmtf(c[3], BT_CELL, "%.1f", 1e3 / sn.med) : "-",
 			rows[i].note,
 		});
 	}
+	st3_of(&sf, floor, nf);
+	if (nf)
+		table_note(table, "The floor is the limit of this setup: the sender (one live-frames "
+			   "test run) and the veth pair take %.1f ns a frame with a receiver that "
+			   "drops everything at once, %.2f Mpps a core, and no receiver can show more "
+			   "here; a row's Mpps is its sender and receiver together on one core. The "
+			   "receiver's own work, net of the floor, is what a core doing nothing else "
+			   "would pay per packet over a drop-everything program: 1000 / net is that "
+			   "work's bound in Mpps a core (the NIC driver's own per-packet cost comes on "
+			   "top, as the floor's receive half does here).", sf.med, 1e3 / sf.med);
 	if (!isnan(packets))
 		table_note(table, "Each sample: %.0f frames of one listed source (203.0.113.7) "
 			   "from a live-frames sender (BPF_PROG_RUN, XDP_TX) out of one veth into "

@@ -586,14 +586,27 @@ static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratc
 	sc->ev_pkt_len = len;
 }
 
-#define BB_DECIDE_FP	(1 << 16)	/* bb_hit_decide(): a confirmed false positive */
+#define BB_DECIDE_EVENTS (1 << 17)	/* hit_decide(): the filter raises events */
+
+/*
+ * Whether bloomblock run beats, as bb_confirm() asks before it counts a hit by list:
+ * without a daemon (the usual drop or flag mode) a hit makes no call for it.
+ */
+static __always_inline int confirm_daemon_beats(void)
+{
+	__u32 zero = 0;
+	const struct bb_confirm_daemon *d = bpf_map_lookup_elem(&confirm_daemon, &zero);
+
+	return d && d->alive_ns && bpf_ktime_get_coarse_ns() <= d->alive_ns + BB_CONFIRM_ALIVE_NS;
+}
 
 /*
  * After a Bloom hit: counted, and whether it stands. The allowlist is asked
  * (bb_allow_pass()), then in confirm mode the daemon's answers (bb_confirm()).
  * Arguments as bb_confirm()'s. Returns bit 0 set when the hit stands (dropped or
  * flagged by the mode), the event's verdict in bits 8..15 (event_verdict(); 0: none),
- * and BB_DECIDE_FP for a confirmed false positive.
+ * BB_DECIDE_FP for a confirmed false positive, and BB_DECIDE_EVENTS when the filter
+ * raises events (so that the caller need not read its header again).
  */
 static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
@@ -629,11 +642,12 @@ static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32
 		allowed = bb_allow_pass(allow_what, a, b, ah->map_id);
 	if (!allowed && (hdr->flags & BB_HDR_F_CONFIRM))
 		conf = bb_confirm(what_family, a, b, key_len);
-	else if (!allowed)
+	else if (!allowed && confirm_daemon_beats())
 		bb_confirm(what_family | BB_CONFIRM_COUNT, a, b, key_len);	/* by list */
 	hit = !allowed && (!conf || conf == BB_CONFIRM_R_DROP);
 	return hit | event_verdict(hdr, allowed, conf) << 8 |
-	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0);
+	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0) |
+	       (hdr->flags & BB_HDR_F_EVENTS ? BB_DECIDE_EVENTS : 0);
 }
 
 /*
@@ -650,16 +664,11 @@ static __always_inline int hit_core(void *pctx, int xdp, __u32 what_family, __u6
 {
 	__u32 zero = 0, v, ifindex, hook = (what_family >> 16) & 0xff;
 	struct bb_scratch *sc;
-	void *filter;
-	const struct bb_header *hdr;
-	int r = hit_decide(what_family & 0xffff, a, b, key_len);
+	int r = hit_decide(what_family & 0xffff, a, b, key_len), events = r & BB_DECIDE_EVENTS;
 
+	r &= ~BB_DECIDE_EVENTS;
 	v = (r >> 8) & 0xff;
-	if (!v)
-		return r;
-	filter = bpf_map_lookup_elem(&filters, &zero);
-	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
-	if (!hdr || !(hdr->flags & BB_HDR_F_EVENTS) || !bb_event_admit())
+	if (!v || !events || !bb_event_admit())
 		return r;	/* past the limit, a hit pays the bucket and no more */
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
@@ -1142,6 +1151,230 @@ __noinline int bb_name_xdp(struct xdp_md *ctx, __u32 svc)
 __noinline int bb_name_tc(struct __sk_buff *skb, __u32 svc)
 {
 	return name_core(skb, 0, svc & 0xff, (svc >> 8) & 0xff);
+}
+
+/*
+ * What bb_addr_xdp() and bb_addr_tc() found: a verdict (enum bb_verdict), BB_GENERAL,
+ * or a hit for the entry program to decide (BB_ADDR_HIT and the bits beside it).
+ */
+#define BB_GENERAL		(-1)		/* the general path decides: nothing counted */
+#define BB_ADDR_HIT		(1 << 8)	/* packets, family, lookups counted */
+#define BB_ADDR_HIT_V6		(1 << 9)	/* the address is IPv6 */
+#define BB_ADDR_HIT_DROP	(1 << 10)	/* the filter drops hits (BB_HDR_F_DROP) */
+#define BB_ADDR_HIT_EVENTS	(1 << 11)	/* the filter raises events (BB_HDR_F_EVENTS) */
+#define BB_ADDR_HIT_OFF(v)	(((v) >> 16) & 63)	/* where the address is in the packet */
+
+/* Where a packet with no VLAN tag holds its addresses: the source, then the destination. */
+#define BB_ADDR_OFF(v4, dir)	(14 + ((v4) ? 12 : 8) + ((dir) == BB_INGRESS ? 0 : (v4) ? 4 : 16))
+
+/*
+ * A hit that addr_probe() found, decided as hit_decide() and verdict() decide it
+ * when it is the usual one: no event to raise, no confirmation to ask, no allowlist
+ * entry in the filter that hit, no daemon counting hits by list. Any other: the
+ * word for the entry program to decide it with (BB_ADDR_HIT ..., addr_decide()).
+ */
+static __always_inline int addr_hit_usual(void *filter, const struct bb_header *hdr,
+					  struct bb_stats *st, int dir, const int v4)
+{
+	const struct bb_allow_header *ah;
+	__u32 flags = hdr->flags, idx;
+
+	if (!(flags & (BB_HDR_F_EVENTS | BB_HDR_F_CONFIRM))) {
+		idx = BB_FIRST_BLOCK + hdr->nblocks;
+		ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
+		if ((!ah || !ah->items) && !confirm_daemon_beats()) {
+			if (dir != BB_INGRESS)
+				st->ip_dst_hits++;
+			else if (v4)
+				st->ip4_hits++;
+			else
+				st->ip6_hits++;
+			if (flags & BB_HDR_F_DROP) {
+				st->dropped++;
+				return BB_DROP;
+			}
+			st->flagged++;
+			st->passed++;
+			return BB_FLAG;
+		}
+	}
+	return BB_ADDR_HIT | (v4 ? 0 : BB_ADDR_HIT_V6) |
+	       (flags & BB_HDR_F_DROP ? BB_ADDR_HIT_DROP : 0) |
+	       (flags & BB_HDR_F_EVENTS ? BB_ADDR_HIT_EVENTS : 0) | BB_ADDR_OFF(v4, dir) << 16;
+}
+
+/*
+ * The address at addr (of a packet with no VLAN tag) in the open filter, as
+ * bb_match_ip4() and bb_match_ip6() look it up when the filter probes at most one
+ * prefix length of the family, counted as bloomblock_core() counts it. Specialised
+ * per family (v4 a constant) and holding only the counters, the hash, the filter and
+ * its header across the block's lookup: the four registers a call leaves alone.
+ */
+static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
+				      const __u8 *addr, int dir, const int v4)
+{
+	__u32 zero = 0, idx, n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	__u32 plen = v4 ? hdr->v4_plens[0] : hdr->v6_plens[0];
+	const struct bb_block *blk;
+	struct bb_stats *st;
+	__u64 h, hi, lo;
+
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (n > 1 || !st)
+		return BB_GENERAL;
+	st->packets++;
+	if (v4)
+		st->ipv4++;
+	else
+		st->ipv6++;
+	if ((hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)) &&
+	    short_hit(filter, v4, addr))
+		return addr_hit_usual(filter, hdr, st, dir, v4);
+	if (!n) {
+		st->passed++;
+		return BB_PASS;
+	}
+	if (v4) {
+		h = bb_hash_ip4_word(bb_key_ip4_word(addr, plen), hdr->seed);
+	} else {
+		bb_key_ip6_words(addr, plen, &hi, &lo);
+		h = bb_hash_ip6_words(hi, lo, plen, hdr->seed);
+	}
+	idx = BB_FIRST_BLOCK + bb_block_of(h, hdr->nblocks);
+	st->lookups++;
+	blk = bpf_map_lookup_elem(filter, &idx);
+	if (!blk || !bb_block_test(blk, h, hdr->k)) {
+		st->passed++;
+		return BB_PASS;
+	}
+	return addr_hit_usual(filter, hdr, st, dir, v4);
+}
+
+/*
+ * The packet most links carry, against the filter most lists make: Ethernet with no
+ * VLAN tag, an IPv4 or IPv6 header, a valid filter that probes at most one prefix
+ * length of the family (a list of /32s or /128s, with or without short prefixes)
+ * and whose mode asks for one address of the packet and nothing more (no service
+ * ports, not both addresses). Counted and looked up as bloomblock_core() counts and
+ * looks it up, in a path of its own: the filter opened first, while only the
+ * packet's bounds are live, then addr_probe(); no parse of what a packet's other
+ * checks need, no loop around the block. A miss and the usual hit are decided here;
+ * any other hit goes back to the entry program (BB_ADDR_HIT ...), which decides it
+ * (addr_decide()) in the call chain the general path's hits have. BB_GENERAL, with
+ * nothing counted, for any other packet or filter.
+ */
+static __always_inline int addr_only(void *data, void *data_end, int dir)
+{
+	struct ethhdr *eth = data;
+	const struct bb_header *hdr;
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+	__u32 zero = 0;
+	void *filter;
+
+	filter = bpf_map_lookup_elem(&filters, &zero);
+	if (!filter)
+		return BB_GENERAL;
+	hdr = bpf_map_lookup_elem(filter, &zero);
+	if (!hdr || hdr->magic != BB_MAGIC || hdr->abi_version != BB_ABI_VERSION ||
+	    !hdr->nblocks || (hdr->flags & (BB_HDR_F_SERVICES | BB_HDR_F_ADDR_BOTH)))
+		return BB_GENERAL;
+	if ((void *)(eth + 1) > data_end)
+		return BB_GENERAL;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		iph = (void *)(eth + 1);
+		if ((void *)(iph + 1) > data_end || iph->version != 4 || iph->ihl < 5 ||
+		    (void *)iph + iph->ihl * 4 > data_end)
+			return BB_GENERAL;
+		if (dir == BB_INGRESS)
+			return addr_probe(filter, hdr, (const __u8 *)&iph->saddr, BB_INGRESS, 1);
+		return addr_probe(filter, hdr, (const __u8 *)&iph->daddr, BB_EGRESS, 1);
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		ip6h = (void *)(eth + 1);
+		if ((void *)(ip6h + 1) > data_end || ip6h->version != 6)
+			return BB_GENERAL;
+		if (dir == BB_INGRESS)
+			return addr_probe(filter, hdr, (const __u8 *)&ip6h->saddr, BB_INGRESS, 0);
+		return addr_probe(filter, hdr, (const __u8 *)&ip6h->daddr, BB_EGRESS, 0);
+	}
+	return BB_GENERAL;
+}
+
+/*
+ * addr_only() per hook family: a global function, verified once on its own and
+ * compiled apart from the general path, so that neither the compiler's merging of
+ * the two nor the verifier's walk of the general path from each of its exits makes
+ * the other dearer.
+ */
+__noinline int bb_addr_xdp(struct xdp_md *ctx)
+{
+	return addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS);
+}
+
+__noinline int bb_addr_tc(struct __sk_buff *skb, int dir)
+{
+	return addr_only((void *)(long)skb->data, (void *)(long)skb->data_end,
+			 dir == BB_INGRESS ? BB_INGRESS : BB_EGRESS);
+}
+
+/*
+ * A hit that addr_only() found (v: BB_ADDR_HIT ...): decided as addr_hit() and
+ * verdict() decide one, from the entry program, with the event's flow key when the
+ * filter raises events. An allowed address or a confirmed false positive passes:
+ * with no service ports there is nothing else to check.
+ */
+static __always_inline int addr_decide(void *pctx, void *data, void *data_end, int v, int dir,
+				       __u32 hook, int xdp)
+{
+	__u32 zero = 0, what = dir == BB_INGRESS ? BB_EV_SRC : BB_EV_DST, alen, src;
+	struct bb_scratch *sc;
+	const __u8 *addr;
+	struct bb_packet pkt;
+	struct bb_stats *st;
+	__u64 a, b = 0;
+	int r;
+
+	alen = v & BB_ADDR_HIT_V6 ? 16 : 4;
+	/* the source and the destination, one after the other in either header */
+	src = BB_ADDR_HIT_OFF(v) - (dir == BB_INGRESS ? 0 : alen);
+	if (src > 63)
+		return BB_PASS;
+	pkt.saddr = data + src;
+	if ((void *)(pkt.saddr + 2 * alen) > data_end)
+		return BB_PASS;
+	pkt.daddr = pkt.saddr + alen;
+	addr = dir == BB_INGRESS ? pkt.saddr : pkt.daddr;
+	if (v & BB_ADDR_HIT_V6) {
+		a = bb_load64(addr);
+		b = bb_load64(addr + 8);
+		what |= 6 << 8;
+		pkt.l3_proto = ETH_P_IPV6;
+	} else {
+		a = bb_load32(addr);
+		what |= 4 << 8;
+		pkt.l3_proto = ETH_P_IP;
+	}
+	if (v & BB_ADDR_HIT_EVENTS) {
+		sc = bpf_map_lookup_elem(&scratch, &zero);
+		if (sc) {
+			pkt.sport = 0;	/* an address hit's event has no ports */
+			pkt.dport = 0;
+			flow_key(&sc->flow, &pkt);
+		}
+	}
+	r = xdp ? bb_hit_xdp(pctx, what, a, b, 0) : bb_hit_tc(pctx, what | hook << 16, a, b, 0);
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (!st)
+		return BB_PASS;
+	if ((r & 1) && (v & BB_ADDR_HIT_DROP)) {
+		st->dropped++;
+		return BB_DROP;
+	}
+	if (r & 1)
+		st->flagged++;
+	st->passed++;
+	return r & 1 ? BB_FLAG : BB_PASS;
 }
 
 /*
@@ -1900,6 +2133,11 @@ int bloomblock_xdp(struct xdp_md *ctx)
 	struct bb_next next = { .svc = BB_SVC_NONE };
 	int v;
 
+	v = bb_addr_xdp(ctx);
+	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
+		v = addr_decide(ctx, data, data_end, v, BB_INGRESS, BB_EV_XDP, 1);
+	if (v != BB_GENERAL)
+		return xdp_action(v);
 	v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
 	if (v == BB_TAIL)
 		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
@@ -2313,6 +2551,12 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 
 	if (skb->data_end - skb->data < skb->len)
 		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
+	v = bb_addr_tc(skb, dir);
+	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
+		v = addr_decide(skb, (void *)(long)skb->data, (void *)(long)skb->data_end, v, dir,
+				hook, 0);
+	if (v != BB_GENERAL)
+		return tc_action(skb, v);
 	v = bloomblock_core((void *)(long)skb->data, (void *)(long)skb->data_end, dir, &next, skb,
 			    hook, 0);
 	if (v == BB_TAIL)

@@ -26,6 +26,7 @@ PIN=/sys/fs/bpf/$TAG
 TMP=
 QUICK=
 DAEMON_ONLY=
+VETH_ONLY=
 DRIVER_ARGS=()
 
 usage() {
@@ -34,12 +35,14 @@ usage() {
 	echo "  --rounds N  runs per figure (median, min, max); default 7, quick 3"
 	echo "  --cpu N     CPU the driver pins itself to; default the last one"
 	echo "  --daemon    the daemon's table (11) alone: its feed of the largest list"
+	echo "  --veth      the veth throughput table (6) alone"
 }
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=--quick; DRIVER_ARGS+=(--quick) ;;
 	--daemon) DAEMON_ONLY=1 ;;
+	--veth) VETH_ONLY=1 ;;
 	--rounds|--cpu) [ $# -ge 2 ] || { usage >&2; exit 2; }; DRIVER_ARGS+=("$1" "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -98,8 +101,10 @@ ip -n "$NS" link set bbb0 up && ip -n "$NS" link set bbb1 up && ip -n "$NS" link
 
 now() { date +%s.%N; }
 
-# --daemon: the daemon's part alone (table 11); else every part.
+# --daemon: the daemon's part alone (table 11); --veth: the veth part alone (table 6);
+# else every part.
 if [ -z "$DAEMON_ONLY" ]; then
+if [ -z "$VETH_ONLY" ]; then
 # The IPv4 list again, gzip-compressed once (not timed as a load): the CLI inflates it
 # on one thread as it reads, where the plain file is read in parallel parts.
 if command -v gzip >/dev/null; then
@@ -202,6 +207,7 @@ else
 	echo "nft_${NFT1}_status nft not installed" >>"$RES"
 	echo "nft_${NFT2}_status nft not installed" >>"$RES"
 fi
+fi	# not --veth
 
 # 3. veth throughput (the optional part): one listed source, sent by a bounded
 # live-frames sender (.output/bench --veth-tx) out of bbs0 to its peer bbr0, both in
@@ -334,13 +340,14 @@ daemon_part() {
 	unload_all
 	return 0
 }
-daemon_part
+[ -z "$VETH_ONLY" ] && daemon_part
 
 # 5. Everything else, and the tables.
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
 BENCH_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo "+changes") \
 BENCH_DATE=$(date -u +%Y-%m-%dT%H:%MZ) \
-	"$DRIVER" "${DRIVER_ARGS[@]}" ${DAEMON_ONLY:+--only daemon} --out "$RESULTS" --lists "$TMP" \
+	"$DRIVER" "${DRIVER_ARGS[@]}" ${DAEMON_ONLY:+--only daemon} ${VETH_ONLY:+--only veth} \
+	--out "$RESULTS" --lists "$TMP" \
 	--load-results "$RES"
 rc=$?
 echo "bench: $(( $(date +%s) - START ))s in all" >&2
