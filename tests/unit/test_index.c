@@ -370,6 +370,39 @@ static void test_index(void)
 	unlink(ipath);
 }
 
+/*
+ * bb_index_sort(): by hash, and records of one hash in the order they came (a key's
+ * first listing first). Hashes that differ in every byte, in a few bytes only (passes
+ * that move nothing), and many records per hash.
+ */
+static void test_sort(void)
+{
+	static const __u64 masks[] = { ~0ULL, 0xff00000000ff00ffULL, 0x3fULL };
+	size_t n = 200000, i, m, bad;
+	struct bb_index x;
+
+	for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		memset(&x, 0, sizeof(x));
+		x.recs = malloc(n * sizeof(*x.recs));
+		if (!x.recs) {
+			tap_result(0, "sort: memory", NULL);
+			return;
+		}
+		x.n = x.cap = n;
+		for (i = 0; i < n; i++)
+			x.recs[i] = (struct bb_index_rec){ .h = rnd() & masks[m], .line = (__u32)i };
+		bad = bb_index_sort(&x) ? n : 0;
+		for (i = 1; i < n && !bad; i++)
+			if (x.recs[i - 1].h > x.recs[i].h ||
+			    (x.recs[i - 1].h == x.recs[i].h && x.recs[i - 1].line > x.recs[i].line))
+				bad = i;
+		tap_result(!bad, "bb_index_sort: by hash, equal hashes in their order",
+			   "%zu records, hashes masked with %#llx: first out of order at %zu", n,
+			   (unsigned long long)masks[m], bad);
+		free(x.recs);
+	}
+}
+
 int main(void)
 {
 	const char *quick = getenv("BB_QUICK");
@@ -382,6 +415,7 @@ int main(void)
 		return tap_finish();
 	}
 	test_index();
+	test_sort();
 	rmdir(dir);
 	return tap_finish();
 }
