@@ -353,6 +353,7 @@ int bb_filter_index(const struct bb_filter *filter, const struct bb_list *list,
 int bb_index_append(struct bb_index *to, struct bb_index *from);
 /* The records pushed from now on are of part part (a streamed build). */
 void bb_index_part(struct bb_index *x, size_t part);
+/* By hash, then list and line; in place. */
 int bb_index_sort(struct bb_index *x);
 void bb_index_free(struct bb_index *x);
 /* Written to a temporary name beside path, then renamed. */

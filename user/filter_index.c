@@ -92,6 +92,12 @@ int bb_index_append(struct bb_index *to, struct bb_index *from)
 		return from->err;
 	if (!from->n)
 		return 0;
+	if (!to->recs && !to->runs) {	/* the first part: its arrays, not a copy */
+		*to = *from;
+		to->cap = to->n;
+		memset(from, 0, sizeof(*from));
+		return 0;
+	}
 	r = realloc(to->recs, (to->n + from->n) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -117,49 +123,86 @@ int bb_index_append(struct bb_index *to, struct bb_index *from)
 	return 0;
 }
 
+/* The index's order: by hash, then by list and line (a key's first listing first). */
+static int rec_before(const struct bb_index_rec *a, const struct bb_index_rec *b)
+{
+	if (a->h != b->h)
+		return a->h < b->h;
+	if (a->src != b->src)
+		return a->src < b->src;
+	return a->line < b->line;
+}
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const struct bb_index_rec *a = pa, *b = pb;
+
+	return rec_before(a, b) ? -1 : rec_before(b, a);
+}
+
+static void insertion_sort(struct bb_index_rec *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct bb_index_rec v = r[i];
+
+		for (j = i; j > 0 && rec_before(&v, &r[j - 1]); j--)
+			r[j] = r[j - 1];
+		r[j] = v;
+	}
+}
+
 /*
- * LSD radix sort by the hash, 8 bits a pass; equal hashes keep their order. Eight
- * passes of 256 buckets, not four of 65536, and the second buffer touched in order
- * before the first scatter into it: scattering into 65536 places at once, or into
- * pages not yet mapped, misses the TLB at nearly every record. 10^7 records, CPU
- * time on this VM: 1.0 s, against 1.6 s for 16-bit passes into a fresh buffer.
+ * In place, byte `byte` of the hash and those below it (MSD radix, "American flag"):
+ * the records go to their byte's bucket by cycles of swaps, then each bucket is
+ * sorted by the next byte. Small ranges by insertion; records whose hashes are all
+ * alike (one key listed many times) by qsort on list and line. No second buffer:
+ * a 10^7-key load's index is 160 MB, and load's memory is bounded by the filter's.
  */
+static void radix_sort(struct bb_index_rec *r, size_t n, int byte)
+{
+	size_t count[256] = { 0 }, head[256], tail[256], i, sum = 0;
+	unsigned int shift = 8 * (unsigned int)byte, b;
+
+	if (n <= 32) {
+		insertion_sort(r, n);
+		return;
+	}
+	if (byte < 0) {
+		qsort(r, n, sizeof(*r), rec_cmp);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		count[(r[i].h >> shift) & 0xff]++;
+	for (b = 0; b < 256; b++) {
+		head[b] = sum;
+		sum += count[b];
+		tail[b] = sum;
+	}
+	for (b = 0; b < 256; b++) {
+		while (head[b] < tail[b]) {
+			struct bb_index_rec v = r[head[b]];
+			unsigned int d = (v.h >> shift) & 0xff;
+
+			while (d != b) {	/* v to its bucket, what was there onwards */
+				struct bb_index_rec w = r[head[d]];
+
+				r[head[d]++] = v;
+				v = w;
+				d = (v.h >> shift) & 0xff;
+			}
+			r[head[b]++] = v;
+		}
+	}
+	for (b = 0, sum = 0; b < 256; sum += count[b], b++)
+		if (count[b] > 1)
+			radix_sort(r + sum, count[b], byte - 1);
+}
+
 int bb_index_sort(struct bb_index *x)
 {
-	struct bb_index_rec *tmp, *src = x->recs, *dst;
-	size_t count[256], i;
-	unsigned int pass;
-
-	if (x->n < 2)
-		return 0;
-	tmp = malloc(x->n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	memset(tmp, 0, x->n * sizeof(*tmp));
-	dst = tmp;
-	for (pass = 0; pass < 8; pass++) {
-		unsigned int shift = 8 * pass;
-		size_t sum = 0;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < x->n; i++)
-			count[(src[i].h >> shift) & 0xff]++;
-		if (count[(src[0].h >> shift) & 0xff] == x->n)
-			continue;	/* every record has this byte alike: the pass moves none */
-		for (i = 0; i < 256; i++) {
-			size_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < x->n; i++)
-			dst[count[(src[i].h >> shift) & 0xff]++] = src[i];
-		tmp = src;
-		src = dst;
-		dst = tmp;
-	}
-	free(dst);	/* whichever buffer the last pass did not write */
-	x->recs = src;
+	radix_sort(x->recs, x->n, 7);
 	return 0;
 }
 

@@ -371,9 +371,9 @@ static void test_index(void)
 }
 
 /*
- * bb_index_sort(): by hash, and records of one hash in the order they came (a key's
- * first listing first). Hashes that differ in every byte, in a few bytes only (passes
- * that move nothing), and many records per hash.
+ * bb_index_sort(): by hash, then list and line (a key's first listing first). Hashes
+ * that differ in every byte, in a few bytes only, and few hashes for many records (a
+ * key listed many times).
  */
 static void test_sort(void)
 {
@@ -389,14 +389,15 @@ static void test_sort(void)
 			return;
 		}
 		x.n = x.cap = n;
-		for (i = 0; i < n; i++)
-			x.recs[i] = (struct bb_index_rec){ .h = rnd() & masks[m], .line = (__u32)i };
+		for (i = 0; i < n; i++)	/* lines in reverse: the sort orders them */
+			x.recs[i] = (struct bb_index_rec){ .h = rnd() & masks[m],
+							   .line = (__u32)(n - i) };
 		bad = bb_index_sort(&x) ? n : 0;
 		for (i = 1; i < n && !bad; i++)
 			if (x.recs[i - 1].h > x.recs[i].h ||
 			    (x.recs[i - 1].h == x.recs[i].h && x.recs[i - 1].line > x.recs[i].line))
 				bad = i;
-		tap_result(!bad, "bb_index_sort: by hash, equal hashes in their order",
+		tap_result(!bad, "bb_index_sort: by hash, then line",
 			   "%zu records, hashes masked with %#llx: first out of order at %zu", n,
 			   (unsigned long long)masks[m], bad);
 		free(x.recs);
