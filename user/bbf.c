@@ -292,6 +292,8 @@ int bbf_open(const char *path, struct bbf_file *f, char *why, size_t why_size)
 	err = bbf_map(path, f, why, why_size);
 	if (err)
 		return err;
+	if (!f->map)	/* never: mmap() maps at a non-NULL address (clang-tidy cannot see it) */
+		return -EFAULT;
 	memcpy(&h, f->map, sizeof(h));
 	err = header_check(h, f->size, why, why_size) ?:
 	      sections_read(f, &h, why, why_size) ?:
