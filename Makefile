@@ -25,9 +25,12 @@ LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lm -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ -Wall -Werror \
 		   -Iinclude -I/usr/include/$(MULTIARCH)
 
+# UB is fatal, as an ASan report is: a test that meets it fails (tests/run.sh sees the
+# exit status; UBSAN_OPTIONS in `make asan` asks for the stack too).
 ifeq ($(SANITIZE),address)
-CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS		+= -fsanitize=address,undefined
+CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+LDFLAGS		+= -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 # libFuzzer (clang): every object instrumented for coverage; the fuzzers link the fuzzer.
 ifeq ($(SANITIZE),fuzzer)
@@ -168,7 +171,8 @@ bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 # and the unit tests under valgrind. BB_QUICK=1 takes smaller data sets.
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
-	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock tests/run.sh
+	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh
 
 valgrind: tests
 	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
