@@ -1442,7 +1442,11 @@ static __always_inline __u64 csum_bytes(const __u8 *p, const void *end, __u32 le
 /* v & mask, done where the verifier sees it (the compiler would fold it into an add) */
 static __always_inline __u32 bounded(__u32 v, const __u32 mask)
 {
+#ifdef __BPF__
 	asm volatile("%0 &= %1" : "+r"(v) : "i"(mask));
+#else
+	v &= mask;	/* the fuzzers' userspace build (tests/fuzz/bpf_user.h) */
+#endif
 	return v;
 }
 
