@@ -326,8 +326,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bb_filter_opts opts = { .seed = 0x5eed, .threads = 1 };
-	const char *queries[MAX_QUERIES];
-	size_t qlen[MAX_QUERIES], nq = 0, i, n_items = 0;
+	const char *queries[MAX_QUERIES], *raws[MAX_QUERIES];
+	size_t qlen[MAX_QUERIES], rlen[MAX_QUERIES], nq = 0, nr = 0, i, n_items = 0;
 	struct bb_filter filter;
 	struct bb_index x = { 0 };
 	struct bb_list list;
@@ -345,8 +345,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t n = strlen(line);
 
-		if (line[0] == '!')
-			raw((const __u8 *)line + 1, n - 1);
+		if (line[0] == '!' && nr < MAX_QUERIES)
+			raws[nr] = line + 1, rlen[nr++] = n - 1;
 		else if (line[0] == '?' && nq < MAX_QUERIES)
 			queries[nq] = line + 1, qlen[nq++] = n - 1;
 		else if (n_items < MAX_ITEMS)
@@ -392,6 +392,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
+	for (i = 0; i < nr; i++)
+		raw((const __u8 *)raws[i], rlen[i]);
 	for (i = 0; i < nq; i++) {
 		const char *q = queries[i];
 		char buf[300];
