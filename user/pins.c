@@ -351,14 +351,29 @@ int bb_instance_repair(const char *pin_dir, char *said, size_t size)
 	dir = opendir(pin_dir);
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
-	/* the programs the XDP links run: a deleted program pin comes back from them */
+	/* the programs the XDP links run and the tc records hold: a deleted program pin
+	 * comes back from them */
 	while ((de = readdir(dir)) && !err) {
 		struct bpf_link_info li;
 		__u32 len = sizeof(li);
 		int link;
 
-		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix) ||
-		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+		if (bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+			continue;
+		if (!strncmp(de->d_name, BB_PIN_TC_INGRESS_PREFIX,
+			     strlen(BB_PIN_TC_INGRESS_PREFIX)) ||
+		    !strncmp(de->d_name, BB_PIN_TC_EGRESS_PREFIX, strlen(BB_PIN_TC_EGRESS_PREFIX))) {
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				r = repin(pin_dir, de->d_name[3] == 'e' ? BB_PIN_PROG_TC_EGRESS :
+					  BB_PIN_PROG_TC_INGRESS, fd, said, size);
+				err = r < 0 ? r : 0;
+				restored += r > 0;
+				close(fd);
+			}
+			continue;
+		}
+		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix))
 			continue;
 		link = bpf_obj_get(path);
 		memset(&li, 0, sizeof(li));
