@@ -58,11 +58,11 @@ static int link_pin_path(char *buf, size_t size, const char *pin_dir, const char
 
 	err = err ?: bb_pin_path(buf, size, pin_dir, name);
 	if (!err && access(buf, F_OK)) {
-		char legacy[80];
+		char legacy[80], path[512];
 
 		snprintf(legacy, sizeof(legacy), "%s%s", BB_PIN_LINK_PREFIX, ifname);
-		if (!bb_pin_path(legacy, sizeof(legacy), pin_dir, legacy) && !access(legacy, F_OK))
-			snprintf(buf, size, "%s", legacy);
+		if (!bb_pin_path(path, sizeof(path), pin_dir, legacy) && !access(path, F_OK))
+			snprintf(buf, size, "%s", path);
 	}
 	return err;
 }

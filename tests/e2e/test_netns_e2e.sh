@@ -92,6 +92,17 @@ check_eq "... and the other namespace's reset helper (before: left there)" \
 	"$(tc_prefs "$NS_OTHER" ingress)" ""
 check "... and removes the instance" test ! -e "$BB_PIN_DIR"
 
+# ---- a link pin from before namespaces were recorded (link_xdp_IFNAME) -------------------
+run bb load "$BB_TMP/list.txt" -i bbd0
+mv "$BB_PIN_DIR/link_xdp_bbd0:$DUT_NS" "$BB_PIN_DIR/link_xdp_bbd0"
+run bb load "$BB_TMP/list.txt" -i bbd0
+check_rc "a link pin from before (link_xdp_bbd0): load -i bbd0 again exits 0" 0
+check_no_match "... finds it attached (before: the pin's path was made over its own name, \
+not found, and the attach refused)" 'already has an XDP program' "$err"
+run bb unload -i bbd0
+check_eq "... and unload -i bbd0 detaches it" "$(xdp_on "$NS_DUT")" ""
+check "... and removes the instance" test ! -e "$BB_PIN_DIR"
+
 # ---- tc: each attachment records its namespace ------------------------------------------
 run bb load "$BB_TMP/list.txt" -i bbd0 --hook tc-ingress --hook tc-egress
 check_rc "load --hook tc-ingress --hook tc-egress -i bbd0 in the dut" 0
