@@ -362,7 +362,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			add_entry(&job, &list.entries[i]);
 		if (x.err)
 			goto built;
-		qsort(x.recs, x.n, sizeof(x.recs[0]), rec_cmp);
+		if (x.n)
+			qsort(x.recs, x.n, sizeof(x.recs[0]), rec_cmp);
 	}
 	pr.hdr = &filter.hdr;
 	pr.f = &filter;
