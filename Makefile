@@ -168,14 +168,18 @@ bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 	$(Q)BB_OUTPUT=$(OUTPUT) scripts/bench.sh $(BENCH_ARGS)
 
 # Every test, with the CLI and test programs built under AddressSanitizer/UBSan;
-# and the unit tests under valgrind. BB_QUICK=1 takes smaller data sets.
+# and the unit tests under valgrind, then the end-to-end scripts VALGRIND_E2E with every
+# bloomblock they run under it (BB_VALGRIND=1, tests/e2e/lib.sh): load, reload, check,
+# add, del, allow, status, stats, build, info, run and its loads. BB_QUICK=1 takes
+# smaller data sets.
+VALGRIND_E2E	?= test_outfiles_e2e test_run_config_e2e test_ip_e2e
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
 	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh
 
 valgrind: tests
-	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
+	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit --e2e "$(VALGRIND_E2E)"
 
 # Static analysis (docs/RELIABILITY.md): cppcheck and clang-tidy over user/, clean.
 lint: $(SKELS)

@@ -301,7 +301,7 @@ static int repin(const char *pin_dir, const char *name, int fd, char *said, size
 /* The maps a program holds, pinned again where their pins are gone. */
 static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
 {
-	__u32 ids[64], len, i, n;
+	__u32 ids[64] = { 0 }, len, i, n;	/* zeroed: valgrind cannot see the kernel fill it */
 	struct bpf_prog_info info;
 	int restored = 0, err = 0;
 	size_t m;
