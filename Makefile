@@ -25,9 +25,12 @@ LDLIBS		+= $(shell pkg-config --libs $(PKGS)) -lelf -lm -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -D__BPF__ -Wall -Werror \
 		   -Iinclude -I/usr/include/$(MULTIARCH)
 
+# UB is fatal, as an ASan report is: a test that meets it fails (tests/run.sh sees the
+# exit status; UBSAN_OPTIONS in `make asan` asks for the stack too).
 ifeq ($(SANITIZE),address)
-CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS		+= -fsanitize=address,undefined
+CFLAGS		+= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+LDFLAGS		+= -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 # libFuzzer (clang): every object instrumented for coverage; the fuzzers link the fuzzer.
 ifeq ($(SANITIZE),fuzzer)
@@ -165,14 +168,18 @@ bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 	$(Q)BB_OUTPUT=$(OUTPUT) scripts/bench.sh $(BENCH_ARGS)
 
 # Every test, with the CLI and test programs built under AddressSanitizer/UBSan;
-# and the unit tests under valgrind. BB_QUICK=1 takes smaller data sets.
+# and the unit tests under valgrind, then the end-to-end scripts VALGRIND_E2E with every
+# bloomblock they run under it (BB_VALGRIND=1, tests/e2e/lib.sh): load, reload, check,
+# add, del, allow, status, stats, build, info, run and its loads. BB_QUICK=1 takes
+# smaller data sets.
+VALGRIND_E2E	?= test_outfiles_e2e test_run_config_e2e test_ip_e2e
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
 	$(Q)BB_QUICK=1 BB_BUILD_ONLY=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
-		tests/run.sh
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh
 
 valgrind: tests
-	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit
+	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit --e2e "$(VALGRIND_E2E)"
 
 # Static analysis (docs/RELIABILITY.md): cppcheck and clang-tidy over user/, clean.
 lint: $(SKELS)
@@ -187,10 +194,17 @@ FUZZ_S		?= 60
 $(OUTPUT)/fuzz: | $(OUTPUT)
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(HEADERS) $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a | $(OUTPUT)/fuzz
+# The fuzzers of the kernel program's own code (tests/fuzz/bpf_prog.h) build it for
+# userspace, where it reads words at any alignment as BPF may: no alignment check there.
+FUZZ_PROG	:= fuzz_quic fuzz_answer
+$(patsubst %,$(OUTPUT)/fuzz/%,$(FUZZ_PROG)): FUZZ_CFLAGS := -fno-sanitize=alignment
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(HEADERS) $(TEST_HEADERS) $(wildcard tests/fuzz/*.h) \
+		  bpf/bloomblock.bpf.c $(BPF_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
+		  $(OUTPUT)/libbbcore.a | $(OUTPUT)/fuzz
 	$(call msg,FUZZER,$@)
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $< $(OUTPUT)/libbbcli.a \
-		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer $(LDFLAGS) $< \
+		$(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 $(OUTPUT)/tests/fuzz_seeds: tests/fuzz/seeds.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a | $(OUTPUT)/tests
 	$(call msg,TOOL,$@)

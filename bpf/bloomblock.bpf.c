@@ -1675,7 +1675,11 @@ static __always_inline __u64 csum_bytes(const __u8 *p, const void *end, __u32 le
 /* v & mask, done where the verifier sees it (the compiler would fold it into an add) */
 static __always_inline __u32 bounded(__u32 v, const __u32 mask)
 {
+#ifdef __BPF__
 	asm volatile("%0 &= %1" : "+r"(v) : "i"(mask));
+#else
+	v &= mask;	/* the fuzzers' userspace build (tests/fuzz/bpf_user.h) */
+#endif
 	return v;
 }
 
@@ -1934,7 +1938,9 @@ static __always_inline int answer_xdp(struct xdp_md *ctx)
 	v4 = pkt.l3_proto == ETH_P_IP;
 	l3 = (void *)pkt.saddr - data;		/* where the addresses start */
 	l4 = pkt.l4 - data;
-	if ((v4 && l4 - (l3 - 12) != 20) || l3 > 63 || l4 > 119)	/* IPv4 options: not */
+	/* IPv4 options, IPv6 extension headers: not (the IPv6 length would leave them out,
+	 * a routing header's addresses would not be the way back) */
+	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
 		goto unfit;
 	qend = bb_dns_question_end(ctx, l4 + 8);
 	if (!qend || qend > pkt.payload_len)
@@ -2082,8 +2088,8 @@ static __always_inline int reset_xdp(struct xdp_md *ctx)
 	v4 = pkt.l3_proto == ETH_P_IP;
 	l3 = (void *)pkt.saddr - data;
 	l4 = pkt.l4 - data;
-	if (l3 > 63 || l4 > 119)
-		goto unfit;
+	if (l3 > 63 || l4 > 119 || (!v4 && l4 - (l3 - 8) != 40))
+		goto unfit;	/* IPv6 extension headers: not (as answers) */
 	len = pkt.payload_len;
 	if (!answer_admit(st))
 		return XDP_DROP;
@@ -2365,7 +2371,9 @@ static __always_inline int reset_where(struct __sk_buff *skb, struct bb_packet *
 	*ip = addrs - (pkt->l3_proto == ETH_P_IP ? 12 : 8);
 	*l4 = pkt->l4 - data;
 	*l3_end = pkt->l3_end - data;
-	return *ip <= 127 && *l4 <= 127 && pkt->l4_proto == IPPROTO_TCP;
+	/* IPv6 extension headers: not reset (as at XDP) */
+	return *ip <= 127 && *l4 <= 127 && pkt->l4_proto == IPPROTO_TCP &&
+	       (pkt->l3_proto == ETH_P_IP || *l4 - *ip == 40);
 }
 
 static __always_inline int reset_tc(struct __sk_buff *skb)
@@ -2474,8 +2482,8 @@ static __always_inline int answer_tc(struct __sk_buff *skb, int egress)
 	asm volatile("" : "+r"(addrs));
 	l3 = addrs;
 	l4 = pkt.l4 - data;
-	if ((v4 && l4 - (l3 - 12) != 20) || l3 > 63 || l4 > 119)
-		goto unfit;
+	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
+		goto unfit;	/* as at XDP */
 	qend = bb_dns_question_end_tc(skb, l4 + 8);
 	if (!qend || qend > pkt.payload_len)
 		goto unfit;

@@ -62,7 +62,8 @@ struct bb_packet {
 	__u8 l4_proto;		/* IPPROTO_*, IPv6: the first next-header */
 	const __u8 *saddr;	/* in the packet: 4 or 16 bytes */
 	const __u8 *daddr;
-	void *l4;		/* first byte after the IP header */
+	void *l4;		/* first byte after the IP header; after bb_parse_l4(), of the
+				 * L4 header (past IPv6 extension headers) */
 	void *l3_end;		/* end of the IP datagram: Ethernet padding excluded */
 	__u8 fragment;		/* a non-first fragment: no L4 header */
 	/* from bb_parse_l4() */
@@ -198,6 +199,7 @@ static __always_inline int bb_parse_l4(struct bb_cursor *c, struct bb_packet *pk
 		ret = bb_skip_ipv6_ext(c, pkt);
 		if (ret != BB_PARSE_OK)
 			return ret;
+		pkt->l4 = c->pos;	/* the answers and resets: where TCP or UDP is */
 	}
 	if (pkt->fragment)
 		return BB_PARSE_NON_IP;

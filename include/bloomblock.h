@@ -380,6 +380,10 @@ struct bb_confirm_daemon {
 #define BB_PIN_URL_XDP		"url_xdp"	/* one slot: the XDP URL program */
 #define BB_PIN_URL_TC		"url_tc"
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
+/* A tc attachment's record: its program pinned again as PREFIX + interface name + ":" + the
+ * network namespace's inode (a tc filter is no link: nothing else says where it is) */
+#define BB_PIN_TC_INGRESS_PREFIX "tc_ingress_"
+#define BB_PIN_TC_EGRESS_PREFIX	"tc_egress_"
 #define BB_TC_PRIORITY		0xb10c	/* tc filter priority; the handle comes from the pin dir */
 #define BB_TC_PRIORITY_XDP_RESET	0xb10d	/* beside XDP: the reset helper's (tc ingress) */
 

@@ -4,7 +4,10 @@
 # the last line is "N passed, N failed, N skipped".
 #   tests/run.sh            unit, BPF_PROG_TEST_RUN and netns end-to-end tests
 #   tests/run.sh --unit     unit tests only (no root needed)
-#   BB_VALGRIND=1           run the unit tests under valgrind
+#   tests/run.sh --unit --e2e "test_a test_b"
+#                           the unit tests, then those end-to-end scripts
+#   BB_VALGRIND=1           run the unit tests under valgrind, and every bloomblock
+#                           an end-to-end script runs (tests/e2e/lib.sh)
 #   BB_OUTPUT=DIR           where the test binaries are (default .output)
 #   CI=true                 a skipped test counts as failed
 #   BB_BUILD_ONLY=1         only the tests of the build under test (make asan): the
@@ -14,8 +17,15 @@ set -u
 cd "$(dirname "$0")/.."
 
 out=${BB_OUTPUT:-.output}
-only_unit=0
-[ "${1:-}" = "--unit" ] && only_unit=1
+only_unit=0 e2e_only=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--unit) only_unit=1 ;;
+	--e2e) e2e_only=${2:-}; shift ;;
+	*) echo "usage: tests/run.sh [--unit [--e2e \"SCRIPT...\"]]" >&2; exit 2 ;;
+	esac
+	shift
+done
 
 passed=0 failed=0 skipped=0
 failed_names=()
@@ -76,6 +86,10 @@ if [ "$only_unit" = 0 ]; then
 		run_one "$t" bash "$t"
 	done
 fi
+
+for t in $e2e_only; do
+	run_one "tests/e2e/$t.sh" bash "tests/e2e/$t.sh"
+done
 
 [ ${#failed_names[@]} -gt 0 ] && echo "# failed: ${failed_names[*]}"
 if [ "$skipped" -gt 0 ]; then

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Attach and detach the XDP program as bpf_links pinned next to the maps. */
+/*
+ * Attach and detach: the XDP program as bpf_links pinned next to the maps, the tc
+ * programs as cls_bpf filters recorded by a pin of their own; and both in another
+ * network namespace, entered for the purpose.
+ */
+#define _GNU_SOURCE	/* setns() */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +58,74 @@ static int link_pin_path(char *buf, size_t size, const char *pin_dir, const char
 
 	err = err ?: bb_pin_path(buf, size, pin_dir, name);
 	if (!err && access(buf, F_OK)) {
-		char legacy[80];
+		char legacy[80], path[512];
 
 		snprintf(legacy, sizeof(legacy), "%s%s", BB_PIN_LINK_PREFIX, ifname);
-		if (!bb_pin_path(legacy, sizeof(legacy), pin_dir, legacy) && !access(legacy, F_OK))
-			snprintf(buf, size, "%s", legacy);
+		if (!bb_pin_path(path, sizeof(path), pin_dir, legacy) && !access(path, F_OK))
+			snprintf(buf, size, "%s", path);
 	}
 	return err;
+}
+
+/*
+ * A handle on the network namespace whose inode is netns: ip netns's name for it, or
+ * a process's in it. -ENOENT when none is found (the namespace is gone, or held only
+ * where this cannot see it).
+ */
+static int netns_open(unsigned long long netns)
+{
+	static const char *const dirs[] = { "/run/netns", "/proc" };
+	char path[300];
+	struct stat st;
+	size_t d;
+
+	for (d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+		int fd = -1;
+
+		while (dir && fd < 0 && (de = readdir(dir))) {
+			if (de->d_name[0] == '.' || (d == 1 && !isdigit((unsigned char)de->d_name[0])))
+				continue;
+			snprintf(path, sizeof(path), d ? "%s/%s/ns/net" : "%s/%s", dirs[d],
+				 de->d_name);
+			if (!stat(path, &st) && (unsigned long long)st.st_ino == netns)
+				fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (dir)
+			closedir(dir);
+		if (fd >= 0)
+			return fd;
+	}
+	return -ENOENT;
+}
+
+int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg)
+{
+	int self, fd, ret;
+
+	if (!netns || netns == bb_netns_id())
+		return fn(arg);
+	fd = netns_open(netns);
+	if (fd < 0)
+		return fd;
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0 || setns(fd, CLONE_NEWNET)) {
+		ret = -errno;
+		close(fd);
+		if (self >= 0)
+			close(self);
+		return ret;
+	}
+	close(fd);
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET)) {
+		/* nothing after this may act on the wrong namespace's interfaces */
+		pr_err("cannot return to this network namespace: %s\n", strerror(errno));
+		exit(BB_EXIT_ERROR);
+	}
+	close(self);
+	return ret;
 }
 
 const char *bb_hook_name(enum bb_hook hook)
@@ -76,6 +145,46 @@ static __u32 tc_handle(const char *pin_dir)
 	return h % 0xfffeU + 1;
 }
 
+/* A tc attachment's record in pin_dir: tc_ingress_IFNAME:NETNS or tc_egress_IFNAME:NETNS. */
+static int tc_record_path(char *buf, size_t size, const char *pin_dir, const char *ifname,
+			  int egress, unsigned long long netns)
+{
+	char name[80];
+	int n = snprintf(name, sizeof(name), "%s%s:%llu", egress ? BB_PIN_TC_EGRESS_PREFIX :
+			 BB_PIN_TC_INGRESS_PREFIX, ifname, netns);
+
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return -ENAMETOOLONG;
+	return bb_pin_path(buf, size, pin_dir, name);
+}
+
+int bb_tc_record(const struct bb_instance *inst, int ifindex, int egress)
+{
+	char ifname[IF_NAMESIZE], path[512];
+	int fd = egress ? inst->tc_egress_fd : inst->tc_ingress_fd, err;
+
+	if (!if_indextoname((unsigned int)ifindex, ifname))
+		return -errno;
+	err = tc_record_path(path, sizeof(path), inst->pin_dir, ifname, egress, bb_netns_id());
+	if (err)
+		return err;
+	if (!access(path, F_OK))
+		return 0;
+	if (bpf_obj_pin(fd, path)) {
+		err = -errno;
+		pr_err("cannot record the tc attachment at %s: %s\n", path, strerror(-err));
+	}
+	return err;
+}
+
+void bb_tc_forget(const char *pin_dir, const char *ifname, int egress)
+{
+	char path[512];
+
+	if (!tc_record_path(path, sizeof(path), pin_dir, ifname, egress, bb_netns_id()))
+		unlink(path);
+}
+
 int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
@@ -91,9 +200,17 @@ int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress)
 		return err;
 	}
 	err = bpf_tc_attach(&hook, &opts);
-	if (err)
+	if (err) {
 		pr_err("cannot attach to tc %s: %s\n", egress ? "egress" : "ingress",
 		       strerror(-err));
+		return err;
+	}
+	/* recorded, or not attached: a filter no record names is found only where it is */
+	err = bb_tc_record(inst, ifindex, egress);
+	if (err) {
+		opts.prog_fd = opts.flags = opts.prog_id = 0;
+		bpf_tc_detach(&hook, &opts);
+	}
 	return err;
 }
 
@@ -113,10 +230,71 @@ int bb_tc_detach(const char *pin_dir, int ifindex, int egress)
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 		    .attach_point = egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir), .priority = BB_TC_PRIORITY);
+	char ifname[IF_NAMESIZE];
+	int err;
 
 	if (!bb_tc_attached(pin_dir, ifindex, egress))
 		return -ENOENT;
-	return bpf_tc_detach(&hook, &opts);
+	err = bpf_tc_detach(&hook, &opts);
+	if (!err && if_indextoname((unsigned int)ifindex, ifname))
+		bb_tc_forget(pin_dir, ifname, egress);
+	return err;
+}
+
+/* The program a tc filter of ours (prio at the instance's handle) runs: is it bloomblock's? */
+static bool ours(__u32 prog_id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	bool yes = false;
+	int fd = bpf_prog_get_fd_by_id(prog_id);
+
+	if (fd < 0)
+		return false;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		yes = !strncmp(info.name, "bloomblock_tc_", 14);
+	close(fd);
+	return yes;
+}
+
+int bb_tc_sweep(const char *pin_dir, int only_ifindex, char *said, size_t size)
+{
+	static const struct { int egress; __u32 prio; const char *what; } hooks[] = {
+		{ 0, BB_TC_PRIORITY, "tc ingress" }, { 1, BB_TC_PRIORITY, "tc egress" },
+		{ 0, BB_TC_PRIORITY_XDP_RESET, "the reset helper at tc ingress" },
+	};
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	int removed = 0;
+	size_t h;
+
+	said[0] = '\0';
+	for (i = ifs; i && i->if_index; i++) {
+		int here = 0;
+
+		if (only_ifindex && (int)i->if_index != only_ifindex)
+			continue;
+		for (h = 0; h < sizeof(hooks) / sizeof(hooks[0]); h++) {
+			LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)i->if_index,
+				    .attach_point = hooks[h].egress ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			LIBBPF_OPTS(bpf_tc_opts, opts, .handle = tc_handle(pin_dir),
+				    .priority = hooks[h].prio);
+			LIBBPF_OPTS(bpf_tc_opts, del, .handle = tc_handle(pin_dir),
+				    .priority = hooks[h].prio);
+
+			if (bpf_tc_query(&hook, &opts) || !ours(opts.prog_id) ||
+			    bpf_tc_detach(&hook, &del))
+				continue;
+			removed++;
+			here++;
+			snprintf(said + strlen(said), size - strlen(said), "%s%s %s",
+				 said[0] ? ", " : "", i->if_name, hooks[h].what);
+		}
+		if (here)
+			bb_tc_release((int)i->if_index);	/* the qdisc, when it is empty now */
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	return removed;
 }
 
 /*
@@ -471,15 +649,31 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 	return 0;
 }
 
+/* The reset helper beside an XDP attachment, detached (bb_in_netns()'s fn). */
+struct reset_off {
+	const char *pin_dir, *ifname;
+};
+
+static int reset_off_here(void *arg)
+{
+	const struct reset_off *r = arg;
+
+	xdp_reset_detach(r->pin_dir, (int)if_nametoindex(r->ifname));
+	return 0;
+}
+
 int bb_detach_pin(const char *pin_dir, const struct bb_attachment *a)
 {
+	struct reset_off r = { pin_dir, a->ifname };
 	char path[512];
 	int fd, err;
 
 	if (!a->elsewhere)
 		return bb_detach(pin_dir, a->ifname);
-	/* another namespace's: its link goes with the pin; its tc helper is not reachable
-	 * from here, and does nothing without the XDP program */
+	/* another namespace's: its link goes with the pin; its tc reset helper is
+	 * detached there, when that namespace can be entered (else it is gone, and
+	 * the helper with it) */
+	bb_in_netns(a->netns, reset_off_here, &r);
 	err = bb_pin_path(path, sizeof(path), pin_dir, a->pin);
 	if (err)
 		return err;
@@ -509,6 +703,59 @@ int bb_detach(const char *pin_dir, const char *ifname)
 	if (unlink(path))
 		err = -errno;
 	return err;
+}
+
+/* What a record's interface is in its namespace (bb_in_netns()): its index, our program. */
+struct tc_where {
+	const char *pin_dir;
+	struct bb_attachment *a;
+};
+
+static int tc_where_is(void *arg)
+{
+	struct tc_where *w = arg;
+
+	w->a->ifindex = (int)if_nametoindex(w->a->ifname);
+	w->a->prog_id = w->a->ifindex ? bb_tc_attached(w->pin_dir, w->a->ifindex,
+						       w->a->hook == BB_HOOK_TC_EGRESS) : 0;
+	return 0;
+}
+
+/* The tc records of pin_dir into out[count ..]: the new count. */
+static int tc_records(const char *pin_dir, struct bb_attachment *out, int count, int max)
+{
+	size_t in = strlen(BB_PIN_TC_INGRESS_PREFIX), eg = strlen(BB_PIN_TC_EGRESS_PREFIX);
+	DIR *dir = opendir(pin_dir);
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir)) && count < max) {
+		struct bb_attachment *a = &out[count];
+		struct tc_where w = { pin_dir, a };
+		char *colon;
+		bool egress = !strncmp(de->d_name, BB_PIN_TC_EGRESS_PREFIX, eg);
+
+		if (!egress && strncmp(de->d_name, BB_PIN_TC_INGRESS_PREFIX, in))
+			continue;
+		if (strlen(de->d_name) >= sizeof(a->pin))
+			continue;
+		memset(a, 0, sizeof(*a));
+		a->hook = egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS;
+		memcpy(a->pin, de->d_name, strlen(de->d_name) + 1);
+		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + (egress ? eg : in));
+		colon = strrchr(a->ifname, ':');
+		if (!colon)
+			continue;	/* not a name bloomblock makes */
+		*colon = '\0';
+		a->netns = strtoull(colon + 1, NULL, 10);
+		a->elsewhere = a->netns != bb_netns_id();
+		/* another namespace's is asked there; one that cannot be entered is gone */
+		if (bb_in_netns(a->netns, tc_where_is, &w))
+			a->ifindex = 0;
+		count++;
+	}
+	if (dir)
+		closedir(dir);
+	return count;
 }
 
 int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
@@ -559,22 +806,29 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 	}
 	closedir(dir);
 
-	/* tc filters: asked of every interface of this network namespace */
+	/* tc filters: by their records (this namespace's and others'), then asked of every
+	 * interface of this namespace for one no record names (attached before records) */
+	int recorded = count = tc_records(pin_dir, out, count, max);
 	struct if_nameindex *ifs = if_nameindex(), *i;
 
 	for (i = ifs; i && i->if_index && count < max; i++) {
-		int egress;
+		int egress, r;
 
 		for (egress = 0; egress < 2 && count < max; egress++) {
 			__u32 prog_id = bb_tc_attached(pin_dir, (int)i->if_index, egress);
 
-			if (!prog_id)
+			for (r = 0; r < recorded; r++)
+				if (out[r].hook == (egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS) &&
+				    !out[r].elsewhere && out[r].ifindex == (int)i->if_index)
+					break;
+			if (!prog_id || r < recorded)
 				continue;
 			memset(&out[count], 0, sizeof(out[count]));
 			out[count].hook = egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS;
 			snprintf(out[count].ifname, sizeof(out[count].ifname), "%s", i->if_name);
 			out[count].ifindex = (int)i->if_index;
 			out[count].prog_id = prog_id;
+			out[count].netns = bb_netns_id();
 			count++;
 		}
 	}

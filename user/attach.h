@@ -37,11 +37,13 @@ struct bb_targets {
 
 struct bb_attachment {
 	enum bb_hook hook;
-	char ifname[32];	/* XDP: from the pin name */
-	char pin[80];		/* XDP: the link's pin, in the pin dir */
-	unsigned long long netns;	/* XDP: the network namespace attached in; 0 unknown */
-	bool elsewhere;		/* XDP: another network namespace's interface */
-	int ifindex;		/* 0 when the interface is gone */
+	char ifname[32];	/* from the pin's name (XDP, a recorded tc filter) */
+	char pin[80];		/* the link's pin, a tc filter's record; "": a tc filter no
+				 * record names (attached before records), found here */
+	unsigned long long netns;	/* the network namespace attached in; 0 unknown */
+	bool elsewhere;		/* another network namespace's interface */
+	int ifindex;		/* 0 when the interface is gone (in its namespace: a tc
+				 * filter of another's is asked there) */
 	__u32 link_id;
 	__u32 prog_id;
 	enum bb_xdp_mode mode;	/* as the kernel reports it; BB_XDP_AUTO: unknown */
@@ -81,9 +83,31 @@ int bb_detach(const char *pin_dir, const char *ifname);
  * Filters are netlink objects, not links: they stay until detached.
  */
 int bb_tc_attach(const struct bb_instance *inst, int ifindex, int egress);
+/*
+ * A tc attachment's record (BB_PIN_TC_*_PREFIX): the program pinned again under the
+ * interface's name and this network namespace's inode, as an XDP link's pin says
+ * them, so that status and unload find it from any namespace. bb_tc_attach() makes
+ * it; made here too for a filter attached before records. Forget: removed.
+ */
+int bb_tc_record(const struct bb_instance *inst, int ifindex, int egress);
+void bb_tc_forget(const char *pin_dir, const char *ifname, int egress);
 /* The program id our filter runs on ifindex's hook, 0 when there is none. */
 __u32 bb_tc_attached(const char *pin_dir, int ifindex, int egress);
 int bb_tc_detach(const char *pin_dir, int ifindex, int egress);
+/*
+ * Orphans: every tc filter of this network namespace at bloomblock's priorities
+ * (BB_TC_PRIORITY, BB_TC_PRIORITY_XDP_RESET) with pin_dir's handle that runs a
+ * bloomblock program, removed whatever holds or records it (an instance whose pin
+ * dir went, a record deleted), on every interface or only_ifindex's; the qdisc too
+ * when that empties it. The count removed, said in said ("IFACE HOOK, ...").
+ */
+int bb_tc_sweep(const char *pin_dir, int only_ifindex, char *said, size_t size);
+/*
+ * fn(arg) in the network namespace whose inode is netns (this one's: called here):
+ * entered through ip netns's name for it or a process in it, then left. -ENOENT when
+ * it cannot be found; else fn's value.
+ */
+int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg);
 /*
  * Remove ifindex's clsact qdisc when no filter is left on it, ours or anyone's:
  * load adds it when it is missing, and an empty one should not outlive us. 0 or -errno.

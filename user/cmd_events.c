@@ -503,7 +503,8 @@ static json_t *rows_json(struct tally *t, size_t limit, double secs, const char 
 	json_t *a = json_array();
 	size_t i;
 
-	qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
+	if (t->n)	/* none: t->v may be NULL, which qsort() may not be given */
+		qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
 	for (i = 0; i < t->n && i < limit; i++) {
 		json_t *o = json_pack("{s:s, s:I, s:I, s:f}", what, t->v[i].key, "hits",
 				      (json_int_t)t->v[i].hits, "dropped",
@@ -521,7 +522,8 @@ static void rows_print(struct tally *t, size_t limit, double secs, const char *t
 {
 	size_t i;
 
-	qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_hits);
 	printf("\n%-52s %8s %8s %9s\n", title, "hits", "dropped", "per s");
 	for (i = 0; i < t->n && i < limit; i++) {
 		char label[sizeof(t->v[i].key) + sizeof(t->v[i].kind) + 2];

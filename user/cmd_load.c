@@ -451,9 +451,14 @@ static int attach_iface(struct load_run *run, int i)
 	int egress, err;
 
 	for (egress = 0; egress < 2; egress++) {
-		if (!o->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS] ||
-		    bb_tc_attached(bb_opts.pin_dir, o->targets.ifindexes[i], egress))
+		if (!o->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
 			continue;
+		if (bb_tc_attached(bb_opts.pin_dir, o->targets.ifindexes[i], egress)) {
+			/* attached before records were kept: recorded now */
+			if ((egress ? run->ij.inst.tc_egress_fd : run->ij.inst.tc_ingress_fd) >= 0)
+				bb_tc_record(&run->ij.inst, o->targets.ifindexes[i], egress);
+			continue;
+		}
 		err = bb_tc_attach(&run->ij.inst, o->targets.ifindexes[i], egress);
 		if (err)
 			return err;

@@ -16,6 +16,7 @@
  * there, by an editor, rsync or a Kubernetes ConfigMap's symlink swap, is loaded as on
  * SIGHUP, once what it changed is on disk.
  */
+#define _GNU_SOURCE	/* fexecve(), environ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,13 @@ static struct bb_run_config config;
 static const char *config_path;
 
 /*
+ * This very binary, opened at start: the children run it even when the file was
+ * replaced since (an upgrade), as exec of /proc/self/exe would; and through an fd, a
+ * tool that runs us (valgrind) runs it too, where /proc/self/exe would be the tool.
+ */
+static int self_fd = -1;
+
+/*
  * bloomblock ARGS... as a child (this same binary), its messages with syslog
  * prefixes on our stderr: the exit status, or -1. A load that fails leaves the
  * previous filter working, and this daemon with it.
@@ -78,6 +86,8 @@ static int spawn(char **args)
 	if (pid < 0)
 		return -1;
 	if (!pid) {	/* BB_SYSLOG=1 is in our environment (cmd_run) */
+		if (self_fd >= 0)
+			fexecve(self_fd, args, environ);
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -925,6 +935,7 @@ int cmd_run(int argc, char **argv)
 	s.c.verbose = o.verbose;
 	bb_opts.syslog = true;
 	setenv("BB_SYSLOG", "1", 1);	/* for the loads: before any thread */
+	self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_USAGE;
 	if (config_path) {

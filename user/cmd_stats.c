@@ -700,8 +700,7 @@ static void status_json(const struct status_view *v)
 				    bb_xdp_mode_name(att[i].mode) : "none",
 			"link_id", (json_int_t)att[i].link_id,
 			"prog_id", (json_int_t)att[i].prog_id,
-			"netns", (json_int_t)(att[i].hook == BB_HOOK_XDP && att[i].netns ?
-					      att[i].netns : bb_netns_id()),
+			"netns", (json_int_t)(att[i].netns ? att[i].netns : bb_netns_id()),
 			"other_netns", att[i].elsewhere));
 	json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
 				"s:o, s:o}}",
@@ -774,11 +773,25 @@ static void interfaces_text(const struct bb_attachment *att, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (att[i].elsewhere) {
+		if (att[i].elsewhere && att[i].hook == BB_HOOK_XDP) {
 			printf("interface    %s in another network namespace (net:[%llu]; xdp, link "
 			       "%u, prog %u)%s: status and unload -i act on it there\n",
 			       att[i].ifname, att[i].netns, att[i].link_id, att[i].prog_id,
 			       att[i].ifindex ? "" : " - interface gone, link is dead");
+			continue;
+		}
+		if (att[i].elsewhere) {
+			printf("interface    %s in another network namespace (net:[%llu]; %s, prog "
+			       "%u)%s: status and unload -i act on it there\n", att[i].ifname,
+			       att[i].netns, bb_hook_name(att[i].hook), att[i].prog_id,
+			       att[i].ifindex ? "" : " - gone (the interface or its namespace), or "
+			       "that namespace not found from here");
+			continue;
+		}
+		if (att[i].hook != BB_HOOK_XDP && !att[i].prog_id) {
+			printf("interface    %s (%s) - %s; load attaches it again, unload forgets "
+			       "it\n", att[i].ifname, bb_hook_name(att[i].hook), att[i].ifindex ?
+			       "its filter is gone (removed by hand?)" : "interface gone");
 			continue;
 		}
 		printf("interface    %s (ifindex %d, %s%s%s, link %u, prog %u)%s\n", att[i].ifname,

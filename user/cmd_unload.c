@@ -44,17 +44,51 @@ static void unload_usage(FILE *out)
 	bb_options_usage(out, unload_options);
 }
 
-/* Detach one tc hook; the qdisc goes when it is left empty. 1 detached, 0 not there. */
-static int tc_off(int ifindex, int egress)
+/*
+ * Detach one tc hook of ifname (this network namespace's), and its record; the qdisc
+ * goes when it is left empty. 1 detached, 0 not there.
+ */
+static int tc_off(const char *ifname, int egress)
 {
-	int err = bb_tc_detach(bb_opts.pin_dir, ifindex, egress);
+	int ifindex = (int)if_nametoindex(ifname);
+	int err = ifindex ? bb_tc_detach(bb_opts.pin_dir, ifindex, egress) : -ENOENT;
 
+	bb_tc_forget(bb_opts.pin_dir, ifname, egress);	/* a stale record too */
 	if (err == -ENOENT)
 		return 0;
 	if (err)
 		return err;
 	bb_tc_release(ifindex);
 	return 1;
+}
+
+/* tc_off() in a recorded attachment's namespace (bb_in_netns()'s fn). */
+struct tc_off_args {
+	const struct bb_attachment *a;
+	int ret;
+};
+
+static int tc_off_there(void *arg)
+{
+	struct tc_off_args *t = arg;
+
+	t->ret = tc_off(t->a->ifname, t->a->hook == BB_HOOK_TC_EGRESS);
+	return 0;
+}
+
+/*
+ * bloomblock's tc filters with this pin dir's handle that nothing of the instance
+ * names (its pin dir gone, or records deleted), removed from this namespace's
+ * interfaces (ifindex's only, when not 0), and said.
+ */
+static void sweep(int ifindex)
+{
+	char said[1024];
+	int n = bb_tc_sweep(bb_opts.pin_dir, ifindex, said, sizeof(said));
+
+	if (n > 0)
+		pr_info("removed %d tc filter%s of this pin dir's (bloomblock's priority and "
+			"handle) that no instance held: %s\n", n, n == 1 ? "" : "s", said);
 }
 
 /* Whether ifname is attached in another network namespace (which, in *netns). */
@@ -77,10 +111,10 @@ static int unload_iface(const struct unload_opts *u, const char *ifname)
 	int ifindex = (int)if_nametoindex(ifname), gone = 0, err = 0, e, egress;
 	unsigned long long netns;
 
-	for (egress = 0; egress < 2 && ifindex; egress++) {
+	for (egress = 0; egress < 2; egress++) {
 		if (u->targets.any_hook && !u->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
 			continue;
-		e = tc_off(ifindex, egress);
+		e = tc_off(ifname, egress);
 		gone += e > 0;
 		err = err ?: e < 0 ? e : 0;
 	}
@@ -113,11 +147,18 @@ static void unload_everything(void)
 	int n = bb_attachments(bb_opts.pin_dir, att, MAX_ATTACHMENTS), i;
 
 	for (i = 0; i < n; i++) {
+		struct tc_off_args t = { &att[i], 0 };
+
 		if (att[i].hook == BB_HOOK_XDP)
 			bb_detach_pin(bb_opts.pin_dir, &att[i]);
-		else
-			tc_off(att[i].ifindex, att[i].hook == BB_HOOK_TC_EGRESS);
+		else if (att[i].elsewhere && bb_in_netns(att[i].netns, tc_off_there, &t))
+			pr_warn("%s (tc %s) in network namespace net:[%llu]: that namespace is "
+				"gone, and its filter with it\n", att[i].ifname,
+				att[i].hook == BB_HOOK_TC_EGRESS ? "egress" : "ingress", att[i].netns);
+		else if (!att[i].elsewhere)
+			tc_off(att[i].ifname, att[i].hook == BB_HOOK_TC_EGRESS);
 	}
+	sweep(0);
 }
 
 int cmd_unload(int argc, char **argv)
@@ -141,6 +182,12 @@ int cmd_unload(int argc, char **argv)
 		return BB_EXIT_ERROR;
 	if (access(bb_opts.pin_dir, F_OK)) {
 		pr_info("nothing is loaded under %s\n", bb_opts.pin_dir);
+		/* but its tc filters may have outlived it (the pin dir removed by hand) */
+		if (u.all)
+			sweep(0);
+		for (i = 0; i < u.targets.n_ifaces; i++)
+			if ((err = (int)if_nametoindex(u.targets.ifnames[i])))
+				sweep(err);
 		return BB_EXIT_OK;
 	}
 	/* in turn with load, add, del and allow: none of them half done under it */

@@ -143,14 +143,6 @@ const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size)
 	return buf;
 }
 
-int bb_require_root(void)
-{
-	if (geteuid() == 0)
-		return 0;
-	pr_err("bloomblock needs root (CAP_BPF and CAP_NET_ADMIN): run it with sudo\n");
-	return -EPERM;
-}
-
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
 #endif
@@ -161,6 +153,32 @@ int bb_require_root(void)
 static bool has_cap(const struct __user_cap_data_struct *data, int cap)
 {
 	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+int bb_require_root(void)
+{
+	static const struct { int cap; const char *name; } caps[] = {
+		{ CAP_BPF, "CAP_BPF" }, { CAP_PERFMON, "CAP_PERFMON" },
+		{ CAP_NET_ADMIN, "CAP_NET_ADMIN" }, { CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
+	};
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	char lacks[96] = "";
+	size_t i;
+
+	if (geteuid() == 0)
+		return 0;
+	/* what it lacks, by name: a user's process has none of them, one with file or
+	 * ambient capabilities some, and root's files (pins, state) stay root's anyway */
+	if (!syscall(SYS_capget, &hdr, data))
+		for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			if (!has_cap(data, caps[i].cap))
+				snprintf(lacks + strlen(lacks), sizeof(lacks) - strlen(lacks), " %s",
+					 caps[i].name);
+	pr_err("bloomblock needs root, with CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN and "
+	       "CAP_SYS_ADMIN; this process (uid %u) is not root%s%s: run it with sudo\n",
+	       (unsigned int)geteuid(), lacks[0] ? " and lacks" : "", lacks);
+	return -EPERM;
 }
 
 int bb_require_bpf_caps(void)

@@ -272,6 +272,14 @@ int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry)
  */
 int bb_image_match_name_key(const struct bb_block *image, const __u8 *keybuf, __u32 len,
 			    int *allowed);
+/*
+ * An HTTP request's URL as the URL program matches it (bb_match_url(): host suffixes
+ * times path prefixes), the host key[1 .. hlen] and the path after it as
+ * bb_http_request() left them: 1 listed, 0 not; *allowed, when listed, whether the
+ * allowlist holds the host or the URL. For the differential test too.
+ */
+int bb_image_match_url_key(const struct bb_block *image, const __u8 *keybuf, __u32 hlen,
+			   __u32 plen, int full, int *allowed);
 
 /*
  * Change the allowlist of a live image (the live map, mapped writable) in place, as

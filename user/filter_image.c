@@ -470,6 +470,28 @@ int bb_image_match_name_key(const struct bb_block *image, const __u8 *keybuf, __
 	return hit;
 }
 
+int bb_image_match_url_key(const struct bb_block *image, const __u8 *keybuf, __u32 hlen,
+			   __u32 plen, int full, int *allowed)
+{
+	__u8 key[BB_KEYBUF_BYTES];
+	__u64 states[BB_NAME_STATES];
+	struct image_match m = { image, image_header(image), key, states, NULL };
+	int hit;
+
+	*allowed = 0;
+	if (!m.hdr)
+		return 0;
+	memcpy(key, keybuf, sizeof(key));
+	hit = bb_match_url(&m, hlen, plen, full);
+	/* then the allowlist, as the URL program asks it: the host, or the URL */
+	m.ah = image_allow(image, m.hdr);
+	if (hit && m.ah && m.ah->items && (m.ah->flags & (BB_HDR_F_URLS | BB_HDR_F_NAMES))) {
+		memcpy(key, keybuf, sizeof(key));
+		*allowed = bb_match_name(&m, hlen) || bb_match_url(&m, hlen, plen, full);
+	}
+	return hit;
+}
+
 int bb_image_allowed(const struct bb_block *image, const struct bb_entry *entry)
 {
 	const struct bb_header *hdr = image_header(image);

@@ -301,7 +301,7 @@ static int repin(const char *pin_dir, const char *name, int fd, char *said, size
 /* The maps a program holds, pinned again where their pins are gone. */
 static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
 {
-	__u32 ids[64], len, i, n;
+	__u32 ids[64] = { 0 }, len, i, n;	/* zeroed: valgrind cannot see the kernel fill it */
 	struct bpf_prog_info info;
 	int restored = 0, err = 0;
 	size_t m;
@@ -351,14 +351,29 @@ int bb_instance_repair(const char *pin_dir, char *said, size_t size)
 	dir = opendir(pin_dir);
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
-	/* the programs the XDP links run: a deleted program pin comes back from them */
+	/* the programs the XDP links run and the tc records hold: a deleted program pin
+	 * comes back from them */
 	while ((de = readdir(dir)) && !err) {
 		struct bpf_link_info li;
 		__u32 len = sizeof(li);
 		int link;
 
-		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix) ||
-		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+		if (bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+			continue;
+		if (!strncmp(de->d_name, BB_PIN_TC_INGRESS_PREFIX,
+			     strlen(BB_PIN_TC_INGRESS_PREFIX)) ||
+		    !strncmp(de->d_name, BB_PIN_TC_EGRESS_PREFIX, strlen(BB_PIN_TC_EGRESS_PREFIX))) {
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				r = repin(pin_dir, de->d_name[3] == 'e' ? BB_PIN_PROG_TC_EGRESS :
+					  BB_PIN_PROG_TC_INGRESS, fd, said, size);
+				err = r < 0 ? r : 0;
+				restored += r > 0;
+				close(fd);
+			}
+			continue;
+		}
+		if (strncmp(de->d_name, BB_PIN_LINK_PREFIX, prefix))
 			continue;
 		link = bpf_obj_get(path);
 		memset(&li, 0, sizeof(li));

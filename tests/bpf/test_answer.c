@@ -290,6 +290,26 @@ static void refusals(void)
 	unanswered("IPv4 with options: dropped unanswered", in, len, true);
 	f.ihl = 0;
 
+	/* IPv6 extension headers: the answer's IPv6 length left them out, which made it
+	 * one no client reads (found by fuzz_answer) */
+	{
+		static const char *const exts[] = { "H", "D", "HD", "F" };
+		size_t e;
+
+		for (e = 0; e < sizeof(exts) / sizeof(exts[0]); e++) {
+			struct pkt_frame f6 = { .net = PKT_IPV6, .macs = query_macs,
+						.saddr = CLIENT6, .daddr = SERVER6, .sport = 40000,
+						.dport = 53, .ext6 = exts[e] };
+			char what[120];
+
+			dns_len = pkt_dns(&d, dns, sizeof(dns));
+			len = pkt_frame(&f6, dns, dns_len, in, sizeof(in));
+			snprintf(what, sizeof(what), "IPv6 with extension headers \"%s\": dropped "
+				 "unanswered", exts[e]);
+			unanswered(what, in, len, true);
+		}
+	}
+
 	/* a compression pointer in the question */
 	{
 		static const __u8 wire[] = { 7, 'b', 'l', 'o', 'c', 'k', 'e', 'd', 0xc0, 12 };

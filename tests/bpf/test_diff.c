@@ -4,21 +4,30 @@
  * program (BPF_PROG_TEST_RUN) and through the userspace build of the same code (the
  * parsers of include/bb_parse.h, bb_names.h and bb_tls.h, the lookups of
  * include/bb_match.h over the same filter image, through bb_image_match_ip4/6(),
- * bb_image_match_name_key() and bb_image_allowed()), walked in the order
- * bpf/bloomblock.bpf.c walks them. On every packet the verdict and every counter the
- * packet moved must agree (all but lookups, the Bloom blocks read, which the matcher
- * does not count); a disagreement prints the packet in hex and a one-line repro.
+ * bb_image_match_name_key(), bb_image_match_url_key() and bb_image_allowed()), walked
+ * in the order bpf/bloomblock.bpf.c walks them, and the tests' own answer and reset
+ * builders (tests/lib/ref.c). On every packet the verdict, every counter the packet
+ * moved (all but lookups, the Bloom blocks read, which the matcher does not count),
+ * the name the kernel extracted, the packet it sent (an answer, a reset; else the
+ * packet untouched) and the confirmation requests it raised must agree; a
+ * disagreement prints the packet in hex and a one-line repro.
  *
  * The packets: DNS queries, TLS ClientHellos (whole, lying in every way the builder
- * lies), HTTP requests, QUIC Initials, SYNs and plain datagrams, over IPv4 (options)
- * and IPv6 (extension headers, fragments), behind 0 to 3 VLAN tags, from listed,
- * allowed and unlisted sources, for listed, allowed, wildcard-covered and unlisted
- * names; then most of them mutated, structure-aware (IP and UDP lengths that lie, an
- * IHL, a DNS label length, a TLS record or handshake length, a TCP data offset or
- * flags, VLAN TPIDs) and blind (truncation, byte flips). Each packet has a 5-tuple of
- * its own, and the flows a ClientHello left pending are cleared after it, so no
- * packet's verdict depends on another's: a split ClientHello's later segments are
- * test_names' to check.
+ * lies), HTTP requests (listed hosts and listed URLs), QUIC Initials, SYNs and plain
+ * datagrams, over IPv4 (options) and IPv6 (extension headers, fragments), behind 0 to
+ * 3 VLAN tags, from listed, allowed and unlisted sources, for listed, allowed,
+ * wildcard-covered and unlisted names; then most of them mutated, structure-aware (IP
+ * and UDP lengths that lie, an IHL, a DNS label length, a TLS record or handshake
+ * length, a TCP data offset or flags, VLAN TPIDs) and blind (truncation, byte flips).
+ * Each packet has a 5-tuple of its own, the flows a ClientHello left pending are
+ * cleared after it and so are the confirmations it asked for, so no packet's verdict
+ * depends on another's: a split ClientHello's later segments are test_names' to
+ * check.
+ *
+ * The filter's mode changes every PHASE_PACKETS packets (phases[]): drop, flag (tc
+ * marks), --answer reject and sinkhole (DNS answers and TCP resets, their bytes
+ * compared), --block-quic, confirm mode with the daemon's beat (answers prefilled,
+ * requests read from the ring) and without it (--daemon-down pass and drop).
  *
  *   BB_DIFF_PACKETS=N      packets (default 100000; BB_QUICK=1: 20000)
  *   BB_DIFF_PACKET=I       run packet I only (the repro a disagreement prints)
@@ -32,6 +41,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -48,6 +62,7 @@
 #include "pins.h"
 #include "lib/harness.h"
 #include "lib/pkt.h"
+#include "lib/ref.h"
 
 #define MAX_FRAME	2048
 #define N_STATS		HARNESS_N_STATS
@@ -56,7 +71,9 @@
 static const char *const lines[] = {
 	"203.0.113.0/28", "198.51.100.77", "2001:db8:bad::/48", "2001:db8:51::66",
 	"blocked.example", "*.wild.example", "bad.test", "ads.tracker.test",
+	"url.example/bad/", "url.example/a/b.html", "blocked.example/x/",
 	"@@203.0.113.5", "@@2001:db8:bad::5", "@@ok.blocked.example", "@@safe.bad.test",
+	"@@url.example/bad/ok/",
 	NULL,
 };
 
@@ -74,6 +91,11 @@ static const char *const names[] = {
 	"ads.tracker.test", "tracker.test", "good.example", "BLOCKED.EXAMPLE", "blocked.example.",
 	"xn--bcher-kva.example", "a-b.c-d.test", "free.test", "e", "",
 	"a.very.long.name.with.many.labels.under.blocked.example",
+	"url.example", "www.url.example",
+};
+static const char *const paths[] = {
+	"/", "/bad/", "/bad/x", "/bad/ok/y", "/bad?q=1", "/a/b.html", "/a/b.html?x=1", "/a/",
+	"/x/y/z", "/BAD/x",
 };
 
 static __u64 rnd(void)
@@ -161,7 +183,10 @@ static void build(struct gen *g, size_t i)
 	case K_HTTP:
 		f.proto = IPPROTO_TCP;
 		f.dport = rnd() % 2 ? 80 : 8080;
-		snprintf(path, sizeof(path), "/%llx", (unsigned long long)(rnd() & 0xffff));
+		if (rnd() % 2)
+			snprintf(path, sizeof(path), "%s", PICK(paths));
+		else
+			snprintf(path, sizeof(path), "/%llx", (unsigned long long)(rnd() & 0xffff));
 		plen = pkt_http_get(payload, sizeof(payload), path, PICK(names),
 				    rnd() % 2 ? "Accept: */*\r\n" : NULL);
 		break;
@@ -272,49 +297,188 @@ static void mutate(struct gen *g)
 
 /* ---- the userspace build of the program's walk ------------------------------------------- */
 
+/* The filter's modes, PHASE_PACKETS packets each, in turn. */
+struct phase {
+	const char *name;
+	__u32 flags;
+	bool daemon;		/* confirm mode: the daemon's beat is fresh */
+};
+
+static const struct phase phases[] = {
+	{ "drop", BB_HDR_F_DROP, false },
+	{ "flag, --block-quic", BB_HDR_F_BLOCK_QUIC, false },
+	{ "--answer reject, --block-quic",
+	  BB_HDR_F_DROP | BB_HDR_F_ANSWER | BB_HDR_F_BLOCK_QUIC, false },
+	{ "--answer sinkhole", BB_HDR_F_DROP | BB_HDR_F_ANSWER | BB_HDR_F_SINKHOLE, false },
+	{ "confirm", BB_HDR_F_DROP | BB_HDR_F_CONFIRM, true },
+	{ "confirm, daemon down", BB_HDR_F_DROP | BB_HDR_F_CONFIRM, false },
+	{ "confirm, daemon down, --daemon-down drop",
+	  BB_HDR_F_DROP | BB_HDR_F_CONFIRM | BB_HDR_F_DOWN_DROP, false },
+	{ "confirm, --answer reject", BB_HDR_F_DROP | BB_HDR_F_CONFIRM | BB_HDR_F_ANSWER, true },
+};
+
+#define N_PHASES	(sizeof(phases) / sizeof(phases[0]))
+#define PHASE_PACKETS	2000
+#define MARK		0x2a
+#define MAX_REQS	4
+
+/* Confirm mode's answers, prefilled in both maps: names and addresses as packets hold them. */
+static const char *const confirmed_names[] = { "bad.test", "x.wild.example" };
+static const char *const unlisted_names[] = { "ads.tracker.test", "www.blocked.example" };
+static const char *const confirmed_addrs[] = { "198.51.100.77", "2001:db8:bad::1" };
+static const char *const unlisted_addrs[] = { "203.0.113.1", "2001:db8:51::66" };
+static const char *const unlisted_urls[] = { "url.example/a/b.html" };
+
+/* What the kernel sends a request for, and the request. */
+struct ref_req {
+	struct bb_confirm_key ckey;
+	__u8 what, family;
+	__u16 key_len;
+	__u8 key[BB_EVENT_KEY_MAX];
+};
+
 struct ref {
 	struct bb_stats d;	/* the counters it moves */
 	bool drop;
+	__u32 ret;		/* the verdict: XDP_*, TC_ACT_* */
 	bool pending;		/* a ClientHello walk the kernel keeps for a next segment */
 	__u32 name_len;		/* a name extracted (DNS, SNI, Host): key[1 .. name_len] */
 	__u8 key[BB_KEYBUF_BYTES];
+	__u32 mark;		/* tc: the mark a flag sets */
+	/* the packet it sends: an answer or a reset; out_exact: checksums compared too */
+	__u8 out[MAX_FRAME];
+	size_t out_len;
+	bool out_exact;
+	struct ref_req reqs[MAX_REQS];
+	int n_reqs;
 };
 
-/* A hit of what (an address or a name): counted, asked of the allowlist. */
-static bool hit_decided(struct ref *r, __u64 *counter, int allowed)
+/* What a packet's walk knows: the filter, its mode, the hook. */
+struct walk {
+	const struct bb_block *img;
+	const struct bb_header *hdr;
+	const struct bb_config *cfg;
+	const struct phase *ph;
+	bool egress, tc;
+};
+
+/* A confirm key's bytes: an address (IPv4 zero-padded), or a key's hash. */
+static void ckey_make(struct bb_confirm_key *k, __u32 kind, const __u8 *addr, const __u8 *key,
+		      __u32 len, __u64 seed)
 {
-	(*counter)++;
-	if (allowed)
+	memset(k, 0, sizeof(*k));
+	k->kind = kind;
+	if (addr) {
+		memcpy(k->data, addr, kind == BB_CONFIRM_IP4 ? 4 : 16);
+	} else {
+		__u64 h = bb_xxh64(key, len > BB_KEY_MAX - 1 ? BB_KEY_MAX - 1 : len, seed ^ kind);
+
+		memcpy(k->data, &h, 8);
+	}
+}
+
+/* The prefilled answers: 1 listed, 2 unlisted, 0 neither (asked of the daemon). */
+static struct {
+	struct bb_confirm_key keys[16];
+	int state[16];
+	int n;
+} answers;
+
+static int answer_of(const struct bb_confirm_key *k)
+{
+	int i;
+
+	for (i = 0; i < answers.n; i++)
+		if (!memcmp(&answers.keys[i], k, sizeof(*k)))
+			return answers.state[i];
+	return 0;
+}
+
+/*
+ * After a hit (counted by the caller) of what (enum bb_event_what), family 4 or 6 for
+ * an address at addr, else the name or URL in key[1 .. key_len - 1]: the allowlist's
+ * answer, then in confirm mode the daemon's. Whether the hit stands; *fp: a confirmed
+ * false positive (its HTTP request goes on to the URL program).
+ */
+static bool decided(struct ref *r, const struct walk *w, int allowed, __u8 what, __u8 family,
+		    const __u8 *addr, const __u8 *key, __u32 key_len, bool *fp)
+{
+	struct bb_confirm_key k;
+	struct ref_req *q;
+	__u32 kind = addr ? (family == 4 ? BB_CONFIRM_IP4 : BB_CONFIRM_IP6) :
+		     what == BB_EV_URL ? BB_CONFIRM_URL : BB_CONFIRM_NAME;
+	int ans;
+
+	*fp = false;
+	if (allowed) {
 		r->d.allowed++;
-	return !allowed;
+		return false;
+	}
+	if (!(w->hdr->flags & BB_HDR_F_CONFIRM))
+		return true;	/* no daemon beats here: nothing counts hits by list */
+	ckey_make(&k, kind, addr, key ? key + 1 : NULL, key_len ? key_len - 1 : 0, w->hdr->seed);
+	ans = answer_of(&k);
+	if (ans == 1)
+		return true;
+	if (ans == 2) {
+		r->d.unlisted++;
+		*fp = true;
+		return false;
+	}
+	if (!w->ph->daemon) {
+		r->d.daemon_down++;
+		if (w->hdr->flags & BB_HDR_F_DOWN_DROP)
+			return true;
+		r->d.unconfirmed++;
+		return false;
+	}
+	r->d.unconfirmed++;
+	r->d.confirm_requests++;
+	if (r->n_reqs < MAX_REQS) {
+		q = &r->reqs[r->n_reqs++];
+		memset(q, 0, sizeof(*q));
+		q->ckey = k;
+		q->what = what;
+		q->family = addr ? family : 0;
+		q->key_len = addr ? 0 : (__u16)(key_len < BB_EVENT_KEY_MAX ? key_len : BB_EVENT_KEY_MAX);
+		if (!addr)
+			memcpy(q->key, key, BB_EVENT_KEY_MAX);
+	}
+	return false;
 }
 
 /* The peer's address: the source at ingress (XDP, tc ingress), the destination at egress. */
-static bool addr_hit(struct ref *r, const struct bb_block *img, const struct bb_packet *pkt,
-		     bool egress)
+static bool addr_hit(struct ref *r, const struct walk *w, const struct bb_packet *pkt)
 {
-	const __u8 *addr = egress ? pkt->daddr : pkt->saddr;
+	const __u8 *addr = w->egress ? pkt->daddr : pkt->saddr;
 	struct bb_entry e = { 0 };
-	bool v4 = pkt->l3_proto == ETH_P_IP;
-	int hit = v4 ? bb_image_match_ip4(img, addr) : bb_image_match_ip6(img, addr);
+	bool v4 = pkt->l3_proto == ETH_P_IP, fp;
+	int hit = v4 ? bb_image_match_ip4(w->img, addr) : bb_image_match_ip6(w->img, addr);
 
 	if (!hit)
 		return false;
 	e.kind = v4 ? BB_ENTRY_IP4 : BB_ENTRY_IP6;
 	e.plen = v4 ? 32 : 128;
 	memcpy(e.addr, addr, v4 ? 4 : 16);
-	return hit_decided(r, egress ? &r->d.ip_dst_hits : v4 ? &r->d.ip4_hits : &r->d.ip6_hits,
-			   bb_image_allowed(img, &e));
+	(*(w->egress ? &r->d.ip_dst_hits : v4 ? &r->d.ip4_hits : &r->d.ip6_hits))++;
+	return decided(r, w, bb_image_allowed(w->img, &e), w->egress ? BB_EV_DST : BB_EV_SRC,
+		       v4 ? 4 : 6, addr, NULL, 0, &fp);
 }
 
-static bool name_hit(struct ref *r, const struct bb_block *img, const __u8 *key, __u32 len,
-		     __u64 *counter)
+/* A name's hit (DNS, SNI, Host): *hitp whether it was one at all, *fp a confirmed FP. */
+static bool name_hit(struct ref *r, const struct walk *w, const __u8 *key, __u32 len,
+		     __u64 *counter, __u8 what, bool *any, bool *fp)
 {
-	int allowed, hit = bb_image_match_name_key(img, key, len, &allowed);
+	int allowed, hit = bb_image_match_name_key(w->img, key, len, &allowed);
 
 	r->name_len = len;	/* the kernel's scratch must hold the same */
 	memcpy(r->key, key, sizeof(r->key));
-	return hit && hit_decided(r, counter, allowed);
+	*any = hit;
+	*fp = false;
+	if (!hit)
+		return false;
+	(*counter)++;
+	return decided(r, w, allowed, what, 0, NULL, key, 1 + len, fp);
 }
 
 static bool port_in(const __u16 *ports, __u16 port)
@@ -327,78 +491,128 @@ static bool port_in(const __u16 *ports, __u16 port)
 	return false;
 }
 
-static bool ref_dns(struct ref *r, const struct bb_block *img, const struct bb_packet *pkt,
-		    const __u8 *end)
+/* What a program's verdict counts: dropped, or passed (and flagged). */
+static void count_verdict(struct ref *r, const struct walk *w, bool hit)
 {
-	__u8 key[BB_KEYBUF_BYTES] = { 0 };
-	__u32 len = 0;
-	int ret = bb_dns_qname(pkt->payload, end, key, &len);
-
-	if (ret == BB_NAME_NONE)
-		return false;
-	r->d.dns_queries++;
-	if (ret == BB_NAME_BAD)
-		r->d.dns_unparsed++;
-	if (ret != BB_NAME_FOUND)
-		return false;
-	return name_hit(r, img, key, len, &r->d.dns_hits);
+	if (hit && (w->hdr->flags & BB_HDR_F_DROP)) {
+		r->d.dropped++;
+		r->drop = true;
+		return;
+	}
+	if (hit) {
+		r->d.flagged++;
+		r->mark = w->tc ? MARK : 0;
+	}
+	r->d.passed++;
 }
 
-static bool ref_tls(struct ref *r, const struct bb_block *img, const struct bb_packet *pkt,
-		    const __u8 *end)
+/* A DNS query dropped with --answer: the answer program's answer, or it is dropped unfit. */
+static void answer(struct ref *r, const struct walk *w, const __u8 *frame, size_t len)
 {
-	const __u8 *p = pkt->payload;
-	struct bb_tls_walk w;
-	__u8 key[BB_KEYBUF_BYTES] = { 0 };
-	__u32 len, i;
-	int ret;
+	r->out_len = ref_dns_answer(frame, len, w->hdr->flags & BB_HDR_F_SINKHOLE, r->out,
+				    sizeof(r->out));
+	r->out_exact = true;
+	if (r->out_len)
+		r->d.dns_answered++;
+	else
+		r->d.answer_unfit++;
+}
 
-	if (pkt->tcp_flags & 0x02 || !pkt->payload_len)
-		return false;
-	if (p + 1 > end || p[0] != 22)
-		return false;
-	if (pkt->payload_len >= 2 && (p + 2 > end || p[1] != 3))
-		return false;
-	if (pkt->payload_len >= 6 && (p + 6 > end || p[5] != 1))
-		return false;
+/* A TLS or HTTP segment dropped with --answer: reset (the server's), or dropped unfit. */
+static void reset(struct ref *r, const struct walk *w, const __u8 *frame, size_t len)
+{
+	r->out_len = ref_tcp_reset(frame, len, w->tc ? REF_RESET_SERVER_TC : REF_RESET_SERVER,
+				   r->out, sizeof(r->out));
+	/* at tc the checksums are the input's, adjusted by the kernel's helpers */
+	r->out_exact = !w->tc || ref_checksums_ok(frame, len);
+	if (r->out_len)
+		r->d.tcp_reset++;
+	else
+		r->d.answer_unfit++;
+}
+
+/* A TCP verdict: with --answer, a drop resets. */
+static void tcp_verdict(struct ref *r, const struct walk *w, bool hit, const __u8 *frame,
+			size_t len)
+{
+	count_verdict(r, w, hit);
+	if (r->drop && (w->hdr->flags & BB_HDR_F_ANSWER))
+		reset(r, w, frame, len);
+}
+
+static void ref_dns(struct ref *r, const struct walk *w, const struct bb_packet *pkt,
+		    const __u8 *frame, size_t len)
+{
+	__u8 key[BB_KEYBUF_BYTES] = { 0 };
+	__u32 n = 0;
+	int ret = bb_dns_qname(pkt->payload, frame + len, key, &n);
+	bool hit = false, any, fp;
+
+	if (ret != BB_NAME_NONE) {
+		r->d.dns_queries++;
+		if (ret == BB_NAME_BAD)
+			r->d.dns_unparsed++;
+		if (ret == BB_NAME_FOUND)
+			hit = name_hit(r, w, key, n, &r->d.dns_hits, BB_EV_DNS, &any, &fp);
+	}
+	count_verdict(r, w, hit);
+	if (r->drop && (w->hdr->flags & BB_HDR_F_ANSWER))
+		answer(r, w, frame, len);
+}
+
+static void ref_tls(struct ref *r, const struct walk *w, const struct bb_packet *pkt,
+		    const __u8 *frame, size_t len)
+{
+	const __u8 *p = pkt->payload, *end = frame + len;
+	struct bb_tls_walk tw;
+	__u8 key[BB_KEYBUF_BYTES] = { 0 };
+	__u32 n, i;
+	int ret;
+	bool hit = false, any, fp;
+
+	if (pkt->tcp_flags & 0x02 || !pkt->payload_len || p + 1 > end || p[0] != 22 ||
+	    (pkt->payload_len >= 2 && (p + 2 > end || p[1] != 3)) ||
+	    (pkt->payload_len >= 6 && (p + 6 > end || p[5] != 1))) {
+		tcp_verdict(r, w, false, frame, len);
+		return;
+	}
 	r->d.tls_hellos++;
-	memset(&w, 0, sizeof(w));
-	w.segments = 1;
-	ret = bb_tls_whole(&w, p, end, pkt->payload_len);
+	memset(&tw, 0, sizeof(tw));
+	tw.segments = 1;
+	ret = bb_tls_whole(&tw, p, end, pkt->payload_len);
 	if (ret == BB_TLS_MORE)
-		ret = bb_tls_walk(&w, p, end, pkt->payload_len);
+		ret = bb_tls_walk(&tw, p, end, pkt->payload_len);
 	if (ret == BB_TLS_MORE) {
 		r->pending = true;
-		return false;
+	} else {
+		if (tw.ech)
+			r->d.tls_ech++;
+		if (ret == BB_TLS_NO_SNI) {
+			r->d.tls_no_sni++;
+		} else if (ret != BB_TLS_SNI) {
+			r->d.tls_unparsed++;
+		} else {
+			/* as sni_found() copies it: eight bytes at a time, what is past len too */
+			n = tw.name_len;
+			for (i = 0; i < BB_TLS_BUF && i < n; i += 8)
+				memcpy(key + ((1 + i) & (BB_KEYBUF_BYTES / 2 - 1)), tw.buf + i, 8);
+			if (bb_name_finish(key, &n) != BB_NAME_FOUND)
+				r->d.tls_unparsed++;
+			else
+				hit = name_hit(r, w, key, n, &r->d.tls_hits, BB_EV_SNI, &any, &fp);
+		}
 	}
-	if (w.ech)
-		r->d.tls_ech++;
-	if (ret == BB_TLS_NO_SNI) {
-		r->d.tls_no_sni++;
-		return false;
-	}
-	if (ret != BB_TLS_SNI) {
-		r->d.tls_unparsed++;
-		return false;
-	}
-	/* as sni_found() copies it: eight bytes at a time, what is past len too */
-	len = w.name_len;
-	for (i = 0; i < BB_TLS_BUF && i < len; i += 8)
-		memcpy(key + ((1 + i) & (BB_KEYBUF_BYTES / 2 - 1)), w.buf + i, 8);
-	if (bb_name_finish(key, &len) != BB_NAME_FOUND) {
-		r->d.tls_unparsed++;
-		return false;
-	}
-	return name_hit(r, img, key, len, &r->d.tls_hits);
+	tcp_verdict(r, w, hit, frame, len);
 }
 
-static bool ref_http(struct ref *r, const struct bb_block *img, const struct bb_packet *pkt,
-		     const __u8 *end)
+static void ref_http(struct ref *r, const struct walk *w, const struct bb_packet *pkt,
+		     const __u8 *frame, size_t len)
 {
 	__u8 req[BB_HTTP_SCAN_MAX + 8] = { 0 }, key[BB_KEYBUF_BYTES] = { 0 };
-	size_t n = pkt->payload_len, have = (size_t)(end - (const __u8 *)pkt->payload);
+	size_t n = pkt->payload_len, have = (size_t)(frame + len - (const __u8 *)pkt->payload);
 	__u32 hlen = 0, plen = 0;
-	int full = 0, ret;
+	int full = 0, ret, allowed;
+	bool hit = false, any = false, fp = false;
 
 	if (n > BB_HTTP_SCAN_MAX)
 		n = BB_HTTP_SCAN_MAX;
@@ -406,17 +620,27 @@ static bool ref_http(struct ref *r, const struct bb_block *img, const struct bb_
 		n = have;
 	memcpy(req, pkt->payload, n);
 	ret = bb_http_request(req, (__u32)n, key, &hlen, &plen, &full);
-	if (ret == BB_NAME_NONE)
-		return false;
-	r->d.http_requests++;
-	if (ret != BB_NAME_FOUND) {
-		r->d.http_unparsed++;
-		return false;
+	if (ret != BB_NAME_NONE) {
+		r->d.http_requests++;
+		if (ret != BB_NAME_FOUND)
+			r->d.http_unparsed++;
+		else
+			hit = name_hit(r, w, key, hlen, &r->d.http_hits, BB_EV_HOST, &any, &fp);
 	}
-	return name_hit(r, img, key, hlen, &r->d.http_hits);
+	/* a host no list holds, or a confirmed false positive: the URL program */
+	if (ret == BB_NAME_FOUND && (!any || fp) && (w->hdr->flags & BB_HDR_F_URLS)) {
+		hit = bb_image_match_url_key(w->img, key, hlen, plen, full, &allowed);
+		if (hit) {
+			r->d.url_hits++;
+			hit = decided(r, w, allowed, BB_EV_URL, 0, NULL, key, 1 + hlen + plen, &fp);
+		}
+	}
+	tcp_verdict(r, w, hit, frame, len);
 }
 
-static bool ref_quic(struct ref *r, const struct bb_packet *pkt, const __u8 *end)
+/* A QUIC Initial: counted, with --block-quic a hit. */
+static bool ref_quic(struct ref *r, const struct walk *w, const struct bb_packet *pkt,
+		     const __u8 *end)
 {
 	const __u8 *p = pkt->payload;
 	__u32 version, type;
@@ -428,25 +652,40 @@ static bool ref_quic(struct ref *r, const struct bb_packet *pkt, const __u8 *end
 	if (!version || (version == 0x6b3343cf ? type != 1 : type != 0))
 		return false;
 	r->d.quic_initials++;
-	return false;	/* no --block-quic */
+	if (!(w->hdr->flags & BB_HDR_F_BLOCK_QUIC))
+		return false;
+	if (w->hdr->flags & BB_HDR_F_DROP)
+		r->d.quic_dropped++;
+	return true;
+}
+
+/* The verdict as the hook returns it. */
+static __u32 hook_ret(const struct ref *r, const struct walk *w)
+{
+	if (r->out_len)		/* an answer sent back, a reset on its way */
+		return w->tc ? (r->d.dns_answered ? TC_ACT_REDIRECT : (__u32)TC_ACT_UNSPEC) :
+			       r->d.dns_answered ? XDP_TX : XDP_PASS;
+	if (w->tc)
+		return r->drop ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;
+	return r->drop ? XDP_DROP : XDP_PASS;
 }
 
 /*
- * bloomblock_xdp() (or tc_run()), bb_service_*() and bb_name_*() in the order they
- * run; egress: tc egress's, which checks the destination.
+ * bloomblock_xdp() (or tc_run()), bb_service_*(), bb_name_*(), the URL, answer and
+ * reset programs in the order they run; egress: tc egress's, which checks the
+ * destination.
  */
-static void reference(struct ref *r, const struct bb_block *img, __u8 *frame, size_t len,
-		      bool egress)
+static void reference(struct ref *r, const struct walk *w, __u8 *frame, size_t len)
 {
-	const struct bb_header *hdr = (const void *)&img[BB_HEADER_INDEX];
-	const struct bb_config *cfg = (const void *)&img[BB_CONFIG_INDEX];
 	struct bb_cursor cur = { .pos = frame, .end = frame + len };
 	const __u8 *end = frame + len;
 	struct bb_packet pkt;
 	bool hit;
 	int ret;
 
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, offsetof(struct ref, out));
+	r->out_len = 0;
+	r->n_reqs = 0;
 	memset(&pkt, 0, sizeof(pkt));
 	r->d.packets = 1;
 	ret = bb_parse_packet(&cur, &pkt);
@@ -460,32 +699,39 @@ static void reference(struct ref *r, const struct bb_block *img, __u8 *frame, si
 		else
 			r->d.malformed = 1;
 		r->d.passed = 1;
+		r->ret = hook_ret(r, w);
 		return;
 	}
 	if (pkt.l3_proto == ETH_P_IP)
 		r->d.ipv4 = 1;
 	else
 		r->d.ipv6 = 1;
-	hit = addr_hit(r, img, &pkt, egress);
-	if (!hit && (hdr->flags & BB_HDR_F_SERVICES) && bb_parse_l4(&cur, &pkt) == BB_PARSE_OK &&
+	hit = addr_hit(r, w, &pkt);
+	if (!hit && (w->hdr->flags & BB_HDR_F_SERVICES) && bb_parse_l4(&cur, &pkt) == BB_PARSE_OK &&
 	    (size_t)((__u8 *)pkt.payload - frame) <= 1024 && pkt.payload_len <= 0xffff) {
 		if (pkt.l4_proto == IPPROTO_UDP) {
-			if (port_in(cfg->dns_ports, pkt.dport))
-				hit = ref_dns(r, img, &pkt, end);
-			else if (port_in(cfg->quic_ports, pkt.dport))
-				hit = ref_quic(r, &pkt, end);
+			if (port_in(w->cfg->dns_ports, pkt.dport)) {
+				ref_dns(r, w, &pkt, frame, len);
+				r->ret = hook_ret(r, w);
+				return;
+			}
+			if (port_in(w->cfg->quic_ports, pkt.dport))
+				hit = ref_quic(r, w, &pkt, end);
 		} else if (pkt.payload_len || (pkt.tcp_flags & 0x02)) {
-			if (port_in(cfg->tls_ports, pkt.dport))
-				hit = ref_tls(r, img, &pkt, end);
-			else if (pkt.payload_len && port_in(cfg->http_ports, pkt.dport))
-				hit = ref_http(r, img, &pkt, end);
+			if (port_in(w->cfg->tls_ports, pkt.dport)) {
+				ref_tls(r, w, &pkt, frame, len);
+				r->ret = hook_ret(r, w);
+				return;
+			}
+			if (pkt.payload_len && port_in(w->cfg->http_ports, pkt.dport)) {
+				ref_http(r, w, &pkt, frame, len);
+				r->ret = hook_ret(r, w);
+				return;
+			}
 		}
 	}
-	r->drop = hit;
-	if (hit)
-		r->d.dropped = 1;
-	else
-		r->d.passed = 1;
+	count_verdict(r, w, hit);
+	r->ret = hook_ret(r, w);
 }
 
 /* ---- the comparison -------------------------------------------------------------------- */
@@ -593,6 +839,168 @@ static void hexdump(const __u8 *p, size_t n)
 	printf("\n");
 }
 
+/* ---- the phases: a filter per mode, confirm mode's maps --------------------------------- */
+
+static struct {
+	int confirmed_fd, unlisted_fd, daemon_fd;
+	struct ring_buffer *ring;
+	struct bb_confirm_req got[MAX_REQS];
+	int n_got;
+} cm;
+
+static int ring_got(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (cm.n_got < MAX_REQS && size >= sizeof(cm.got[0]))
+		memcpy(&cm.got[cm.n_got], data, sizeof(cm.got[0]));
+	cm.n_got++;
+	return 0;
+}
+
+/* The daemon's beat: fresh for ten minutes (alive), or none. */
+static int daemon_beat(bool alive)
+{
+	struct bb_confirm_daemon d = { 0 };
+	struct timespec ts;
+	__u32 zero = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (alive)
+		d.alive_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec + 600000000000ULL;
+	return bpf_map_update_elem(cm.daemon_fd, &zero, &d, BPF_ANY);
+}
+
+/* A name's or a URL's key as a parser leaves it: key[1 .. len]. */
+static __u32 text_key(__u8 *key, const char *text)
+{
+	__u32 n = (__u32)strlen(text);
+
+	memset(key, 0, BB_KEYBUF_BYTES);
+	memcpy(key + 1, text, n);
+	return n;
+}
+
+/* One prefilled answer, in its map and in the reference's table. */
+static int prefill(const struct bb_header *hdr, const char *text, bool addr, bool url,
+		   bool listed)
+{
+	struct bb_confirm_val v = { .generation = hdr->generation, .state = listed ?
+				    BB_CONFIRM_LISTED : BB_CONFIRM_UNLISTED };
+	__u8 key[BB_KEYBUF_BYTES], a[16];
+	struct bb_confirm_key k;
+
+	if (addr) {
+		bool v4 = inet_pton(AF_INET, text, a) == 1;
+
+		if (!v4 && inet_pton(AF_INET6, text, a) != 1)
+			return -1;
+		ckey_make(&k, v4 ? BB_CONFIRM_IP4 : BB_CONFIRM_IP6, a, NULL, 0, hdr->seed);
+	} else {
+		__u32 n = text_key(key, text);
+
+		ckey_make(&k, url ? BB_CONFIRM_URL : BB_CONFIRM_NAME, NULL, key + 1, n, hdr->seed);
+	}
+	if (answers.n >= 16)
+		return -1;
+	answers.keys[answers.n] = k;
+	answers.state[answers.n++] = listed ? 1 : 2;
+	return bpf_map_update_elem(listed ? cm.confirmed_fd : cm.unlisted_fd, &k, &v, BPF_ANY);
+}
+
+static void map_clear(int fd)
+{
+	__u8 next[64];
+
+	while (!bpf_map_get_next_key(fd, NULL, next))
+		bpf_map_delete_elem(fd, next);
+}
+
+/* The filter of phase ph live, its config (ports, mark, an answer rate no test reaches). */
+static int phase_begin(const struct phase *ph, struct bb_list *list, char *msg, size_t size)
+{
+	struct bb_config cfg;
+	struct harness_filter hf = { .setup = HARNESS_LIST, .lines = lines, .flags = ph->flags,
+				     .config = &cfg };
+	const struct bb_header *hdr;
+	size_t i;
+	int err;
+
+	bb_config_defaults(&cfg);
+	cfg.mark = MARK;
+	cfg.answer_cost_ns = 1;
+	cfg.answer_burst = 2000000000U;
+	bb_list_free(list);
+	bb_list_init(list);
+	err = harness_setup_filter(&hf, list, msg, size);
+	if (err)
+		return err;
+	hdr = (const void *)&harness.img.blocks[BB_HEADER_INDEX];
+	map_clear(cm.confirmed_fd);
+	map_clear(cm.unlisted_fd);
+	answers.n = 0;
+	err = daemon_beat(ph->daemon);
+	for (i = 0; !err && i < 2; i++)
+		err = prefill(hdr, confirmed_names[i], false, false, true) ?:
+		      prefill(hdr, unlisted_names[i], false, false, false) ?:
+		      prefill(hdr, confirmed_addrs[i], true, false, true) ?:
+		      prefill(hdr, unlisted_addrs[i], true, false, false);
+	err = err ?: prefill(hdr, unlisted_urls[0], false, true, false);
+	harness_answer_refill();
+	if (err)
+		snprintf(msg, size, "confirm mode's maps: %s", strerror(errno));
+	return err;
+}
+
+/* Requests against what the reference asked: msg says what differs. */
+static void reqs_compare(const struct ref *r, char *msg, size_t size)
+{
+	int i;
+
+	if (cm.n_got != r->n_reqs) {
+		appendf(msg, size, "%d confirmation requests, the reference %d; ", cm.n_got,
+			r->n_reqs);
+		return;
+	}
+	for (i = 0; i < r->n_reqs && i < MAX_REQS; i++) {
+		const struct bb_confirm_req *g = &cm.got[i];
+		const struct ref_req *q = &r->reqs[i];
+
+		/* the key after its first byte, which a request does not set (the kind
+		 * tag a probe writes there is the program's to restore, or not) */
+		if (memcmp(&g->ckey, &q->ckey, sizeof(q->ckey)) || g->what != q->what ||
+		    g->family != q->family || g->key_len != q->key_len ||
+		    (q->key_len > 1 && memcmp(g->key + 1, q->key + 1, q->key_len - 1u)))
+			appendf(msg, size, "request %d: kind %u what %u family %u key_len %u "
+				"\"%.*s\"%s, the reference kind %u what %u family %u key_len %u "
+				"\"%.*s\"; ", i, g->ckey.kind, g->what, g->family, g->key_len,
+				g->key_len > 1 ? g->key_len - 1 : 0, (const char *)g->key + 1,
+				memcmp(&g->ckey, &q->ckey, sizeof(q->ckey)) ? " (another key)" : "",
+				q->ckey.kind, q->what, q->family, q->key_len,
+				q->key_len > 1 ? q->key_len - 1 : 0, (const char *)q->key + 1);
+	}
+}
+
+/*
+ * This test's own network namespace with its loopback up: where a test run's
+ * bpf_clone_redirect() sends a reset's client half (test runs put the skb on lo).
+ */
+static bool netns_own(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s;
+
+	if (unshare(CLONE_NEWNET))
+		return false;
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		return false;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		return false;
+	close(s);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const kind_names[] = { "plain", "dns", "tls", "http", "quic", "syn" };
@@ -600,8 +1008,7 @@ int main(int argc, char **argv)
 	const char *quick = getenv("BB_QUICK");
 	size_t n = np ? strtoul(np, NULL, 0) : quick && !strcmp(quick, "1") ? 20000 : 100000;
 	size_t i, disagree = 0, drops = 0, mutated = 0, by_kind[K_MAX] = { 0 }, only_i = 0;
-	struct harness_filter hf = { .setup = HARNESS_LIST, .lines = lines,
-				     .flags = BB_HDR_F_DROP };
+	size_t by_phase[N_PHASES] = { 0 }, answers_cmp = 0, resets_cmp = 0, reqs_cmp = 0;
 	struct bb_stats moved_any = { 0 };
 	struct bb_list list;
 	char msg[2048] = "";
@@ -609,12 +1016,14 @@ int main(int argc, char **argv)
 		{ "xdp", false, false, -1 }, { "tc ingress", true, false, -1 },
 		{ "tc egress", true, true, -1 },
 	};
-	size_t runs = 0, tc_short = 0, names_compared = 0, h;
+	size_t runs = 0, tc_short = 0, names_compared = 0, h, phase = (size_t)-1;
 	cpu_set_t one;
 	int cpu;
 	int flows_fd;
 
 	if (!harness_begin(argc, argv, "bloomblock differential BPF_PROG_TEST_RUN"))
+		return harness_end();
+	if (!ASSERT_TRUE(netns_own(), "a network namespace of its own, its loopback up"))
 		return harness_end();
 	if (!harness_load())
 		return harness_end();
@@ -622,48 +1031,68 @@ int main(int argc, char **argv)
 	hooks[1].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress);
 	hooks[2].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_egress);
 	flows_fd = bpf_map__fd(harness.skel->maps.flows);
+	cm.confirmed_fd = bpf_map__fd(harness.skel->maps.confirmed);
+	cm.unlisted_fd = bpf_map__fd(harness.skel->maps.unlisted);
+	cm.daemon_fd = bpf_map__fd(harness.skel->maps.confirm_daemon);
+	cm.ring = ring_buffer__new(bpf_map__fd(harness.skel->maps.confirm_ring), ring_got, NULL,
+				   NULL);
 	/* one CPU, so the test runs and the scratch read are that CPU's */
 	cpu = sched_getcpu();
 	CPU_ZERO(&one);
 	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	if (!ASSERT_TRUE(cpu >= 0 && !sched_setaffinity(0, sizeof(one), &one) && scratch_open(),
-			 "pinned to one CPU; the scratch map's key and name_len found in the BTF"))
+	if (!ASSERT_TRUE(cpu >= 0 && !sched_setaffinity(0, sizeof(one), &one) && scratch_open() &&
+			 cm.ring, "pinned to one CPU; the scratch map's key and name_len found in "
+			 "the BTF; the confirm ring open"))
 		return harness_end();
 	bb_list_init(&list);
-	if (!ASSERT_EQ(harness_setup_filter(&hf, &list, msg, sizeof(msg)), 0,
-		       "the differential filter is live (addresses, names, wildcards, allowlist)")) {
-		printf("# %s\n", msg);
-		return harness_end();
-	}
 	if (only) {
 		only_i = strtoul(only, NULL, 0);
 		n = only_i + 1;
 	}
 	for (i = 0; i < n; i++) {
+		const struct phase *ph = &phases[i / PHASE_PACKETS % N_PHASES];
+		struct walk w = { 0 };
 		struct gen g;
 		struct ref r;
 		struct bb_stats delta;
-		__u8 copy[MAX_FRAME];
-		__u32 retval = 0;
+		__u8 copy[MAX_FRAME], out[MAX_FRAME + 64];
+		__u32 retval = 0, mark = 0, out_len, sent_len;
+		const __u8 *sent;
 		size_t s;
-		bool kdrop;
 
 		build(&g, i);
 		mutate(&g);
 		if (only && i != only_i)
 			continue;
+		if (phase != i / PHASE_PACKETS % N_PHASES) {
+			phase = i / PHASE_PACKETS % N_PHASES;
+			if (phase_begin(ph, &list, msg, sizeof(msg))) {
+				tap_result(0, "the phase's filter is live", "%s: %s", ph->name, msg);
+				goto out;
+			}
+		}
+		w.img = harness.img.blocks;
+		w.hdr = (const void *)&w.img[BB_HEADER_INDEX];
+		w.cfg = (const void *)&w.img[BB_CONFIG_INDEX];
+		w.ph = ph;
 		by_kind[g.kind]++;
+		by_phase[phase]++;
 		mutated += g.mutations > 0;
 		for (h = 0; h < HOOKS; h++) {
 			const struct hook *hk = &hooks[h];
-			__u32 drop_ret = hk->skb ? TC_ACT_SHOT : XDP_DROP;
-			__u32 pass_ret = hk->skb ? (__u32)TC_ACT_UNSPEC : XDP_PASS;
+			long at;
 
+			w.egress = hk->egress;
+			w.tc = hk->skb;
 			memcpy(copy, g.frame, g.len);
-			reference(&r, harness.img.blocks, copy, g.len, hk->egress);
+			reference(&r, &w, copy, g.len);
 			memset(msg, 0, sizeof(msg));
 			memcpy(copy, g.frame, g.len);
-			if (harness_run_counted(hk->fd, hk->skb, copy, g.len, &retval, NULL, &delta)) {
+			out_len = sizeof(out);
+			cm.n_got = 0;
+			if (harness_read_stats(&delta) ||
+			    harness_run_out(hk->fd, hk->skb, copy, g.len, out, &out_len, &retval,
+					    &mark)) {
 				if (hk->skb && errno == EINVAL && short_ip(g.frame, g.len)) {
 					tc_short++;	/* test runs refuse it; tc sees one */
 					continue;
@@ -673,27 +1102,80 @@ int main(int argc, char **argv)
 				hexdump(g.frame, g.len);
 				goto out;
 			}
+			{
+				struct bb_stats after;
+
+				harness_read_stats(&after);
+				bb_stats_delta(&delta, &after, &delta);
+			}
 			if (r.pending || g.kind == K_TLS)
 				flows_clear(flows_fd);
-			kdrop = retval == drop_ret;
+			if (ph->flags & BB_HDR_F_CONFIRM) {
+				int q;
+
+				ring_buffer__consume(cm.ring);
+				reqs_compare(&r, msg, sizeof(msg));
+				reqs_cmp += cm.n_got;
+				/* their pending marks gone: no packet waits on another's */
+				for (q = 0; q < cm.n_got && q < MAX_REQS; q++)
+					bpf_map_delete_elem(cm.unlisted_fd, &cm.got[q].ckey);
+			}
 			delta.lookups = r.d.lookups = 0;	/* the matcher counts no blocks read */
 			harness_stats_compare(&delta, &r.d, msg, sizeof(msg));
 			if (r.name_len) {
 				names_compared++;
 				scratch_agrees(&r, cpu, msg, sizeof(msg));
 			}
-			if (kdrop != r.drop || (retval != drop_ret && retval != pass_ret))
-				appendf(msg, sizeof(msg), "verdict %d, the reference says %s; ",
-					(int)retval, r.drop ? "drop" : "pass");
+			if (retval != r.ret)
+				appendf(msg, sizeof(msg), "verdict %d, the reference %d; ", (int)retval,
+					(int)r.ret);
+			if (hk->skb && mark != r.mark)
+				appendf(msg, sizeof(msg), "mark %#x, the reference %#x; ", mark, r.mark);
+			/* an XDP reset carries the client's due in its metadata, before it:
+			 * BB_RESET_META, then the segment's payload length */
+			sent = out;
+			sent_len = out_len;
+			if (!hk->skb && r.d.tcp_reset && retval == XDP_PASS) {
+				struct ref_frame rf;
+				__u32 meta[2] = { 0, 0 };
+
+				if (out_len >= 8)
+					memcpy(meta, out, 8);
+				ref_parse(g.frame, g.len, &rf);
+				if (meta[0] != 0xbb7e5e70U || meta[1] != rf.payload_len)
+					appendf(msg, sizeof(msg), "the reset's metadata %#x %u, not "
+						"BB_RESET_META %zu; ", meta[0], meta[1],
+						rf.payload_len);
+				sent += 8;
+				sent_len = out_len >= 8 ? out_len - 8 : 0;
+			}
+			/* the packet sent: the reference's answer or reset, else the one that came */
+			at = r.out_len ? ref_differs(sent, sent_len, r.out, r.out_len, r.out_exact) :
+			     ref_differs(sent, sent_len, g.frame, g.len, true);
+			if (at >= 0) {
+				appendf(msg, sizeof(msg), "the packet after it (%u bytes) differs from "
+					"the reference's (%zu) at byte %ld; ", sent_len,
+					r.out_len ? r.out_len : g.len, at);
+				if (disagree < 5) {
+					printf("# sent:");
+					hexdump(sent, sent_len);
+					if (r.out_len) {
+						printf("# the reference's:");
+						hexdump(r.out, r.out_len);
+					}
+				}
+			}
+			answers_cmp += r.out_len && r.d.dns_answered;
+			resets_cmp += r.out_len && r.d.tcp_reset;
 			for (s = 0; s < N_STATS; s++)
 				((__u64 *)&moved_any)[s] += ((__u64 *)&delta)[s];
-			drops += kdrop;
+			drops += retval == (hk->skb ? TC_ACT_SHOT : XDP_DROP);
 			runs++;
 			if (!msg[0])
 				continue;
 			if (++disagree <= 5) {
-				printf("# packet %zu at %s (%s, %s, %d mutations, %zu bytes) "
-				       "disagrees: %s", i, hk->name, kind_names[g.kind],
+				printf("# packet %zu at %s, %s (%s, %s, %d mutations, %zu bytes) "
+				       "disagrees: %s", i, hk->name, ph->name, kind_names[g.kind],
 				       g.v6 ? "IPv6" : "IPv4", g.mutations, g.len, msg);
 				hexdump(g.frame, g.len);
 				printf("# repro: BB_TEST_SEED=0x%llx BB_DIFF_PACKET=%zu %s\n",
@@ -702,10 +1184,13 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	daemon_beat(false);
 	printf("# %zu packets: %zu dns, %zu tls, %zu http, %zu quic, %zu syn, %zu plain; "
 	       "%zu mutated; %zu dropped\n", n - (only ? only_i : 0), by_kind[K_DNS],
 	       by_kind[K_TLS], by_kind[K_HTTP], by_kind[K_QUIC], by_kind[K_SYN], by_kind[K_PLAIN],
 	       mutated, drops);
+	for (i = 0; i < N_PHASES; i++)
+		printf("# phase %s: %zu packets\n", phases[i].name, by_phase[i]);
 	printf("# counters moved: packets %llu, truncated %llu, malformed %llu, non_ip %llu, "
 	       "vlan %llu, dns_queries %llu, dns_unparsed %llu, tls_hellos %llu, tls_unparsed "
 	       "%llu, tls_no_sni %llu, http_requests %llu, http_unparsed %llu, quic_initials %llu, "
@@ -722,20 +1207,36 @@ out:
 	       (unsigned long long)moved_any.ip4_hits, (unsigned long long)moved_any.ip6_hits,
 	       (unsigned long long)moved_any.dns_hits, (unsigned long long)moved_any.tls_hits,
 	       (unsigned long long)moved_any.http_hits);
-	printf("# ... ip_dst_hits %llu\n", (unsigned long long)moved_any.ip_dst_hits);
-	printf("# %zu extracted names compared byte for byte with the kernel's scratch\n",
-	       names_compared);
+	printf("# ... ip_dst_hits %llu, url_hits %llu, flagged %llu, quic_dropped %llu, "
+	       "dns_answered %llu, tcp_reset %llu, tcp_reset_half %llu, answer_unfit %llu, "
+	       "confirm_requests %llu, unconfirmed %llu, unlisted %llu, daemon_down %llu\n",
+	       (unsigned long long)moved_any.ip_dst_hits, (unsigned long long)moved_any.url_hits,
+	       (unsigned long long)moved_any.flagged, (unsigned long long)moved_any.quic_dropped,
+	       (unsigned long long)moved_any.dns_answered, (unsigned long long)moved_any.tcp_reset,
+	       (unsigned long long)moved_any.tcp_reset_half,
+	       (unsigned long long)moved_any.answer_unfit,
+	       (unsigned long long)moved_any.confirm_requests,
+	       (unsigned long long)moved_any.unconfirmed, (unsigned long long)moved_any.unlisted,
+	       (unsigned long long)moved_any.daemon_down);
+	printf("# %zu extracted names compared byte for byte with the kernel's scratch; %zu DNS "
+	       "answers and %zu resets with the reference's; %zu confirmation requests\n",
+	       names_compared, answers_cmp, resets_cmp, reqs_cmp);
 	printf("# %zu test runs (every packet at XDP, tc ingress and tc egress; %zu at tc not "
 	       "run: test runs refuse a frame cut inside its IP header)\n", runs, tc_short);
 	tap_result(!disagree, "differential: the kernel programs (XDP, tc ingress, tc egress) and "
-		   "their userspace build agree on every packet's verdict and counters",
-		   "%zu of %zu runs disagree", disagree, runs);
+		   "their userspace build agree on every packet's verdict, counters, name, packet "
+		   "sent and confirmation requests", "%zu of %zu runs disagree", disagree, runs);
 	tap_result(only || (drops > n / 20 && mutated > n / 3 && moved_any.allowed &&
 			    moved_any.truncated && moved_any.malformed && moved_any.tls_hits &&
 			    moved_any.dns_hits && moved_any.http_hits && moved_any.dns_unparsed &&
-			    moved_any.tls_unparsed && moved_any.ip_dst_hits),
-		   "differential: the packets reach every verdict and every parser's outcome",
-		   "%zu dropped, %zu mutated", drops, mutated);
+			    moved_any.tls_unparsed && moved_any.ip_dst_hits && moved_any.url_hits &&
+			    moved_any.flagged && moved_any.quic_dropped && moved_any.dns_answered &&
+			    moved_any.tcp_reset && moved_any.answer_unfit &&
+			    moved_any.confirm_requests && moved_any.unlisted &&
+			    moved_any.daemon_down),
+		   "differential: the packets reach every verdict and every parser's, answer's "
+		   "and confirmation's outcome", "%zu dropped, %zu mutated", drops, mutated);
+	ring_buffer__free(cm.ring);
 	bb_list_free(&list);
 	return harness_end();
 }

@@ -96,6 +96,7 @@ if [ "$(id -u)" != 0 ]; then
 	run cli stats
 	check_rc "stats as non-root exits 1" 1
 	check_match "... and says it needs root" root "$err"
+	check_match "... and names the capabilities it lacks" 'lacks( CAP_[A-Z_]+)+' "$err"
 elif command -v setpriv >/dev/null; then
 	nobody() { timeout "$BB_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups "$BB" "$@"; }
 	# check exits 2 on errors, as grep does: its 1 means "not listed"
@@ -105,7 +106,19 @@ elif command -v setpriv >/dev/null; then
 		run nobody $args
 		check_rc "$args as uid 65534 exits $want" $want
 		check_match "$args as uid 65534 says it needs root" root "$err"
+		check_match "... and names the capabilities it lacks" \
+			'lacks CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_SYS_ADMIN' "$err"
 	done
+	# a user's process with some of them (ambient): the ones it still lacks, by name
+	if setpriv --inh-caps=+net_admin --ambient-caps=+net_admin true 2>/dev/null; then
+		run timeout "$BB_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=+net_admin --ambient-caps=+net_admin "$BB" stats
+		check_rc "stats as uid 65534 with CAP_NET_ADMIN exits 1" 1
+		check_match "... naming only what it lacks" \
+			'is not root and lacks CAP_BPF CAP_PERFMON CAP_SYS_ADMIN: run' "$err"
+	else
+		tap_skip "a user with CAP_NET_ADMIN ambient" "setpriv cannot raise ambient capabilities here"
+	fi
 	run nobody plan -n 1000
 	check_rc "plan needs no root" 0
 	# root in a container or a unit that dropped the capabilities

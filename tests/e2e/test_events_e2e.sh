@@ -47,6 +47,13 @@ check_match "status: says so" '^events +on: at most 1000 a second a CPU' "$(bb s
 run bb events
 check_rc "events on an empty ring exits 0" 0
 check_eq "... and prints nothing" "$out" ""
+# no hit in its interval: tables of none (before, an empty table was handed to qsort()
+# as NULL: undefined behaviour, fatal under make asan)
+run bb top -n 1 --interval 0.2
+check_rc "top with no hit in its interval exits 0" 0
+check_eq "... its three tables say (none)" "$(grep -c '^(none)$' <<<"$out")" 3
+run bb -j top -n 1 --interval 0.2
+check_rc "top -j with no hit exits 0" 0
 expect_blocked "listed 198.51.100.2 is dropped" 198.51.100.2 $V4
 run bb -j events
 check_rc "events -j exits 0" 0

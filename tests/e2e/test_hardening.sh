@@ -3,7 +3,8 @@
 # The hardened build, read back from the binary (readelf): position-independent
 # (ELF type DYN with an interpreter), full RELRO (GNU_RELRO and BIND_NOW), no
 # executable stack, the stack protector in (__stack_chk_fail) and fortified libc calls
-# (__*_chk). No root, no namespaces. TAP output.
+# (__*_chk); and a UBSan build's undefined behaviour fatal. No root, no namespaces.
+# TAP output.
 set -u
 BB_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BB=${BB:-$BB_ROOT/bloomblock}
@@ -29,5 +30,14 @@ check "no executable stack (GNU_STACK RW)" \
 	'grep -E "GNU_STACK" <<<"$seg" | grep -qv "RWE"'
 check "the stack protector: __stack_chk_fail referenced" '[[ $syms == *__stack_chk_fail* ]]'
 check "fortified libc calls: __*_chk referenced" 'grep -Eq "__[a-z_]+_chk(@|$| )" <<<"$syms"'
+# the AddressSanitizer build (make asan): UBSan's every report fatal, as ASan's, so
+# that a test meeting undefined behaviour fails (-fno-sanitize-recover=undefined: the
+# handlers it calls are the *_abort ones); before, UB was printed and the test passed
+ubsan=$(grep -Eo "__ubsan_handle_[a-z0-9_]+" <<<"$syms" | sort -u)
+if [ -n "$ubsan" ]; then
+	check "UBSan build: every UB handler referenced is one that aborts" \
+		'! grep -Ev "_abort$|_builtin_unreachable$|_missing_return$" <<<"$ubsan" | grep -q .' \
+		"$(grep -Ev "_abort$" <<<"$ubsan" | head -n 5 | tr '\n' ' ')"
+fi
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -56,5 +56,7 @@ check_rc "build -o out.bbf with out.bbf a link" 0
 check_eq "... the link's target untouched" "$(cat "$VICTIM")" precious
 check "... out.bbf written" test -s "$BB_TMP/out.bbf"
 check_fails "... and not a link" test -L "$BB_TMP/out.bbf"
+run "$BB" info "$BB_TMP/out.bbf"
+check_match "... whole: info reads it" '^file .*out\.bbf: bloomblock filter file' "$out"
 run bb unload --all
 tap_done

@@ -217,13 +217,16 @@ static inline void harness_stats_compare(const struct bb_stats *delta,
  * One test run of a real entry program. tc programs (skb) get an __sk_buff context
  * in and out: its mark is what a flagged packet leaves with.
  */
-static inline int harness_run(int prog_fd, bool skb, const __u8 *data, size_t len,
-			      __u32 *retval, __u32 *mark)
+/* harness_run(), and the packet as the program left it into out (*out_len: its room, then its length). */
+static inline int harness_run_out(int prog_fd, bool skb, const __u8 *data, size_t len,
+				  __u8 *out, __u32 *out_len, __u32 *retval, __u32 *mark)
 {
 	struct __sk_buff ctx = {};
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = data,
 		.data_size_in = len,
+		.data_out = out,
+		.data_size_out = out ? *out_len : 0,
 		.repeat = 1,
 	);
 	int err;
@@ -238,8 +241,16 @@ static inline int harness_run(int prog_fd, bool skb, const __u8 *data, size_t le
 	*retval = opts.retval;
 	if (mark)
 		*mark = ctx.mark;
+	if (out)
+		*out_len = opts.data_size_out;
 	harness.runs++;
 	return err;
+}
+
+static inline int harness_run(int prog_fd, bool skb, const __u8 *data, size_t len,
+			      __u32 *retval, __u32 *mark)
+{
+	return harness_run_out(prog_fd, skb, data, len, NULL, NULL, retval, mark);
 }
 
 /* harness_run() between two reads of the counters: *delta is what the one packet counted. */
