@@ -396,3 +396,149 @@ for _ in range(count):
     s.send(frame)
 PY
 }
+
+# ---- the leak census (test_reload_e2e, test_faults_e2e) -------------------------------------
+# Whether reloads or kills leak is a question about every BPF object on the machine, and
+# other tests (other engineers' too) create and free maps and programs meanwhile:
+# counting all of them, or all named as bloomblock names its own (another instance's
+# are named the same), cannot tell a leak from a neighbour. So bpf_census sorts every
+# map and program the kernel lists by who holds it:
+#
+#   instance  reachable from this instance's pins (its pin dir), from the fds of its
+#             own processes (the daemon, in the SIGHUP phase) or from what is
+#             attached in this test's network namespaces;
+#   others    reachable from any other pin, any other process's fds, or what is
+#             attached in any other network namespace (tc filters and XDP programs
+#             attached without a link have no pin and no fd) or to a cgroup;
+#   unowned   none of these: held only by something no one can name any more.
+#
+# "Reachable" follows what holds what: a link holds its program, a program the maps
+# it uses, a map-in-map its inner maps (the live filter is the inner map of the
+# pinned `filters`), a program array its programs. An old filter map that the swap
+# did not free would be unowned (or the instance's, if a stale pin or a daemon's fd
+# kept it), so the checks are: the instance holds as many maps and programs after
+# the reloads as before, and no more map memlock; and no map or program that did not
+# exist before is unowned (an unowned object from before is someone else's business).
+# Objects freed after an RCU grace period may be seen for a moment: the census is
+# taken again for a few seconds until it settles.
+#
+# bpf_census PIN_DIR [pid:PID | netns:PATH]...: the instance's pin dir, processes and
+# network namespaces; one JSON object: instance, others, unowned: {maps, progs (id
+# lists), memlock (the maps')}; all_maps, all_progs; names (map id: what it is)
+bpf_census() {
+	python3 - "$@" <<'PY'
+import json, os, re, subprocess, sys
+pin_dir = sys.argv[1].rstrip("/") + "/"
+ours_pids = {a[4:] for a in sys.argv[2:] if a.startswith("pid:")}
+ours_netns = {os.stat(a[6:]).st_ino for a in sys.argv[2:] if a.startswith("netns:")}
+def bpftool(*args):
+    r = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout or "[]") or []
+    except ValueError:
+        return []
+maps = {m["id"]: m for m in bpftool("-f", "map", "show")}
+progs = {p["id"]: p for p in bpftool("-f", "prog", "show")}
+links = {l["id"]: l for l in bpftool("-f", "link", "show")}
+objs = {("map", i): o for i, o in maps.items()}
+objs.update({("prog", i): o for i, o in progs.items()})
+objs.update({("link", i): o for i, o in links.items()})
+# who holds what: pins, and every process's fds (fdinfo names the object's id)
+holders = {}
+for key, o in objs.items():
+    for path in o.get("pinned") or []:
+        holders.setdefault(key, set()).add("ours" if path.startswith(pin_dir) else "others")
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        fds = os.listdir("/proc/%s/fdinfo" % pid)
+    except OSError:
+        continue
+    for fd in fds:
+        try:
+            with open("/proc/%s/fdinfo/%s" % (pid, fd)) as f:
+                text = f.read()
+        except OSError:
+            continue
+        m = re.search(r"^(map|prog|link)_id:\s*(\d+)", text, re.M)
+        if m and (m[1], int(m[2])) in objs:
+            holders.setdefault((m[1], int(m[2])), set()).add(
+                "ours" if pid in ours_pids else "others")
+# and what is attached to an interface without a link (tc, XDP by netlink), in every
+# network namespace there is: a namespace of ours (given) holds ours
+spaces = {}
+for path in ["/run/netns/" + n for n in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else [])] + \
+        ["/proc/%s/ns/net" % p for p in filter(str.isdigit, os.listdir("/proc"))]:
+    try:
+        spaces.setdefault(os.stat(path).st_ino, path)
+    except OSError:
+        pass
+for ino, path in spaces.items():
+    r = subprocess.run(["nsenter", "--net=" + path, "bpftool", "-j", "net", "show"],
+                       capture_output=True, text=True)
+    try:
+        nets = json.loads(r.stdout or "[]") or []
+    except ValueError:
+        continue
+    for net in nets:
+        for kind in net.values():
+            for a in kind if isinstance(kind, list) else []:
+                i = a.get("id", a.get("prog_id"))
+                if ("prog", i) in objs:
+                    holders.setdefault(("prog", i), set()).add(
+                        "ours" if ino in ours_netns else "others")
+# cgroup programs (systemd's among them) are no one's here: others
+for cg in bpftool("cgroup", "tree"):
+    for a in cg.get("programs", []) if isinstance(cg, dict) else []:
+        if ("prog", a.get("id")) in objs:
+            holders.setdefault(("prog", a["id"]), set()).add("others")
+# what each object holds: a link its program, a program its maps, a map-in-map its
+# inner maps, a program array its programs
+def ids_in(map_id):
+    out = []
+    for e in bpftool("map", "dump", "id", str(map_id)):
+        v = e.get("value") if isinstance(e, dict) else None
+        if isinstance(v, list) and len(v) == 4:
+            out.append(int.from_bytes(bytes(int(b, 16) for b in v), "little"))
+    return out
+edges = {}
+for i, l in links.items():
+    edges[("link", i)] = [("prog", l["prog_id"])] if "prog_id" in l else []
+for i, p in progs.items():
+    edges[("prog", i)] = [("map", m) for m in p.get("map_ids", [])]
+for i, m in maps.items():
+    if m.get("type") in ("array_of_maps", "hash_of_maps"):
+        edges[("map", i)] = [("map", x) for x in ids_in(i)]
+    elif m.get("type") == "prog_array":
+        edges[("map", i)] = [("prog", x) for x in ids_in(i)]
+def reach(owner):
+    seen = {k for k, h in holders.items() if owner in h}
+    todo = list(seen)
+    while todo:
+        for n in edges.get(todo.pop(), []):
+            if n in objs and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+ours, others = reach("ours"), reach("others")
+groups = {"instance": ours, "others": others - ours, "unowned": set(objs) - ours - others}
+out = {g: {"maps": sorted(i for k, i in s if k == "map"),
+           "progs": sorted(i for k, i in s if k == "prog"),
+           "memlock": sum(maps[i].get("bytes_memlock", 0) for k, i in s if k == "map")}
+       for g, s in groups.items()}
+out["all_maps"], out["all_progs"] = sorted(maps), sorted(progs)
+out["names"] = {str(i): "%s %s, %s bytes memlock" % (m.get("type"), m.get("name", ""),
+                                                   m.get("bytes_memlock"))
+                for i, m in maps.items()}
+print(json.dumps(out))
+PY
+}
+# leaks BEFORE AFTER: the instance's growth in maps, programs and map memlock, and the
+# maps and programs made since BEFORE that no one holds: five numbers
+leaks() {
+	jq -rn --argjson a "$1" --argjson b "$2" '
+		[($b.instance.maps | length) - ($a.instance.maps | length),
+		 ($b.instance.progs | length) - ($a.instance.progs | length),
+		 $b.instance.memlock - $a.instance.memlock,
+		 ($b.unowned.maps - $a.all_maps | length),
+		 ($b.unowned.progs - $a.all_progs | length)] | map(tostring) | join(" ")'
+}

@@ -86,18 +86,20 @@ attached_id() { ip -n "$NS_DUT" -j link show bbd0 | jq -r '.[0].xdp.prog.id // .
 pinned_id() { bpftool prog show pinned "$BB_PIN_DIR/prog_xdp" -j 2>/dev/null | jq -r '.id // empty'; }
 pins() { ls "$BB_PIN_DIR" | tr '\n' ' '; }
 state_files() { ls "$BB_STATE_DIR" | tr '\n' ' '; }
-map_count() { bpftool map list -j | jq length; }
-# maps freed by a killed process go a moment later: the count, once it stops falling
-settled_map_count() {
-	local n m _
-	n=$(map_count)
-	for _ in $(seq 20); do
-		sleep 0.1
-		m=$(map_count)
-		[ "$m" -ge "$n" ] && break
-		n=$m
+# the instance's BPF objects and those no one holds (lib.sh: bpf_census), settled: a
+# killed process's maps go a moment after it
+# census [PIN_DIR]: of this test's instance, or of PIN_DIR's
+census() { bpf_census "${1:-$BB_PIN_DIR}" "netns:/run/netns/$NS_DUT" "netns:/run/netns/$NS_SRC"; }
+# settled_leaks BEFORE [PIN_DIR]: leaks (lib.sh) since BEFORE once they stop changing
+settled_leaks() {
+	local left _
+	for _ in $(seq 8); do
+		left=$(leaks "$1" "$(census "${2:-}")")
+		read -r d_maps d_progs _ u_maps u_progs <<<"$left"
+		[ "$d_maps $d_progs $u_maps $u_progs" = "0 0 0 0" ] && break
+		sleep 0.25
 	done
-	echo "$n"
+	echo "$left"
 }
 # ms: a random delay of 0 .. $1 ms, as sleep reads it
 rand_delay() { awk -v r="$RANDOM" -v max="$1" 'BEGIN { printf "%.3f", r / 32768 * max / 1000 }'; }
@@ -118,7 +120,7 @@ check_eq "deleted: passed again" "$(verdicts "$LIVE" dns:live.example)" "$WANT_B
 PINS=$(pins) PROG=$(pinned_id)
 check_ne "the pinned XDP program has an id" "$PROG" ""
 check_eq "bbd0 runs the pinned program" "$(attached_id)" "$PROG"
-MAPS=$(settled_map_count)
+CENSUS0=$(census)
 
 # time_ms CMD...: how long CMD takes, in ms: the random kills' range for its kind
 time_ms() {
@@ -383,8 +385,12 @@ report "the daemon (and its reload)" "$TRIALS" "random moments of a SIGHUP's rel
 
 
 # ---- nothing leaked ---------------------------------------------------------------------
-check_eq "no map leaked: after every kill, as many BPF maps as after the first loads" \
-	"$(settled_map_count)" "$MAPS"
+# the filter live now is list A's or B's (either's memlock): maps and programs are counted
+read -r d_maps d_progs _ u_maps u_progs <<<"$(settled_leaks "$CENSUS0")"
+check_eq "no map leaked: after every kill, the instance holds as many maps as after the first loads" \
+	"$d_maps" 0
+check_eq "... and as many programs" "$d_progs" 0
+check_eq "... and no map or program made since is held by no one" "$u_maps $u_progs" "0 0"
 
 # ---- concurrent commands: one lock, one consistent filter --------------------------------
 # listed_in ITEM: the list file `check` names for ITEM (its index's word), or "none"
@@ -483,7 +489,7 @@ for pin in stats filters events url_xdp prog_xdp; do
 	fi
 done
 check_eq "the pins restored made none of the instance's maps again" "$(instance_maps)" "$inst_maps"
-maps_before=$(settled_map_count)
+census_before=$(census "$BB_PIN_DIR-first")	# the first loads' pin dir: nothing yet
 
 # ---- a first load killed: a half-made instance, found and then finished or removed -----
 FIRST_PIN=$BB_PIN_DIR-first
@@ -519,7 +525,9 @@ if [ "$bad" = 0 ]; then
 else
 	tap_not_ok "a first load killed: $bad of $n_first went wrong"; diag "$bad_first"
 fi
-check_eq "no map left by the killed first loads" "$(( $(settled_map_count) <= maps_before ))" 1
+read -r d_maps d_progs _ u_maps u_progs <<<"$(settled_leaks "$census_before" "$FIRST_PIN")"
+check_eq "no map left by the killed first loads: none held by their pin dir or by no one" \
+	"$d_maps $d_progs $u_maps $u_progs" "0 0 0 0"
 
 # ---- a read-only or full state directory: a clear error, the filter as it was ----------
 # In a mount namespace of its own, so the small tmpfs goes when the commands end:
@@ -573,6 +581,12 @@ check_rc "unload -i bbd0 after it vanished succeeds" 0
 run bb unload --all
 check_rc "then unload --all removes the instance" 0
 check "... and nothing of it is left" test ! -e "$BB_PIN_DIR"
-check_eq "... nor a map of it" "$(( $(settled_map_count) < maps_before ))" 1
+for _ in $(seq 8); do	# freed after an RCU grace period
+	gone=$(census | jq -c --argjson a "$census_before" '[.instance.maps, .instance.progs,
+		(.unowned.maps - $a.all_maps), (.unowned.progs - $a.all_progs)] | map(length)')
+	[ "$gone" = "[0,0,0,0]" ] && break
+	sleep 0.25
+done
+check_eq "... nor a map or program of it, held by its pin dir or by no one" "$gone" "[0,0,0,0]"
 
 tap_done
