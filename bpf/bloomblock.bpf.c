@@ -1802,44 +1802,61 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
  */
 #define BB_ANSWER_UDP_MAX	(8 + BB_DNS_HDR_LEN + 256 + 4 + 28)	/* the longest answer */
 
+/*
+ * The answers' token bucket, per CPU: the events' (struct bb_event_bucket) and the
+ * tick (bpf_jiffies64(), one load) of its last clock read. The coarse clock moves
+ * only at a tick, and its read costs a call into the timekeeping code (~30 ns with
+ * cold caches, as an answer's are): it is read once a tick, and within the tick the
+ * bucket's last reading is the time.
+ */
+struct bb_answer_bucket {
+	struct bb_event_bucket b;
+	__u64 jiffies;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct bb_event_bucket);
+	__type(value, struct bb_answer_bucket);
 } answer_bucket SEC(".maps");
 
 /*
- * The ones' complement sum of len bytes from p onto sum, eight bytes a load, in the
- * CPU's byte order: the sum does not depend on it, so folded (csum_fold()) it is the
- * checksum as the bytes of the packet hold it (RFC 1071), to store as it is.
+ * The ones' complement sum of len bytes from p onto sum, 16 bytes a step in four
+ * 32-bit loads (max16 steps at most), in the CPU's byte order: the sum does not
+ * depend on it, so folded (csum_fold()) it is the checksum as the bytes of the
+ * packet hold it (RFC 1071), to store as it is.
  */
 static __always_inline __u64 csum_span(const __u8 *p, const void *end, __u32 len, __u64 sum,
-					const __u32 max8)
+					const __u32 max16)
 {
+	__u64 left = len;
 	__u32 i;
 
-	for (i = 0; i < max8; i++) {
-		__u64 v;
-
-		if (len < 8 || (void *)(p + 8) > end)
+	for (i = 0; i < max16; i++) {
+		if (left < 16 || (void *)(p + 16) > end)
 			break;
-		v = *(const __u64 *)p;
-		sum += (v & 0xffffffff) + (v >> 32);
-		p += 8;
-		len -= 8;
+		sum += (__u64)*(const __u32 *)p + *(const __u32 *)(p + 4) +
+		       *(const __u32 *)(p + 8) + *(const __u32 *)(p + 12);
+		p += 16;
+		left -= 16;
 	}
-	if (len >= 4 && (void *)(p + 4) <= end) {
+	if (left >= 8 && (void *)(p + 8) <= end) {
+		sum += (__u64)*(const __u32 *)p + *(const __u32 *)(p + 4);
+		p += 8;
+		left -= 8;
+	}
+	if (left >= 4 && (void *)(p + 4) <= end) {
 		sum += *(const __u32 *)p;
 		p += 4;
-		len -= 4;
+		left -= 4;
 	}
-	if (len >= 2 && (void *)(p + 2) <= end) {
+	if (left >= 2 && (void *)(p + 2) <= end) {
 		sum += *(const __u16 *)p;
 		p += 2;
-		len -= 2;
+		left -= 2;
 	}
-	if (len == 1 && (void *)(p + 1) <= end)
+	if (left == 1 && (void *)(p + 1) <= end)
 		sum += *p;	/* the first byte of a last 16-bit word padded with zero */
 	return sum;
 }
@@ -1847,7 +1864,7 @@ static __always_inline __u64 csum_span(const __u8 *p, const void *end, __u32 len
 /* csum_span() of an answer's bytes: up to BB_ANSWER_UDP_MAX. */
 static __always_inline __u64 csum_bytes(const __u8 *p, const void *end, __u32 len, __u64 sum)
 {
-	return csum_span(p, end, len, sum, BB_ANSWER_UDP_MAX / 8 + 1);
+	return csum_span(p, end, len, sum, BB_ANSWER_UDP_MAX / 16 + 1);
 }
 
 /* v & mask, done where the verifier sees it (the compiler would fold it into an add) */
@@ -1868,6 +1885,29 @@ static __always_inline __u16 csum_fold(__u64 sum)
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (__u16)~sum;
+}
+
+/* The ones' complement sum of an IPv4 header with no options: its five words. */
+static __always_inline __u64 csum_ip4hdr(const bb_iphdr *iph)
+{
+	const __u32 *w = (const __u32 *)iph;
+
+	return (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
+}
+
+/*
+ * The ones' complement sum of the UDP pseudo-header of the addresses at addrs (IPv4:
+ * the two of 4 bytes; else 16), the protocol and the length, as csum_bytes() sums.
+ */
+static __always_inline __u64 csum_pseudo(const void *addrs, int v4, __u32 proto_len)
+{
+	const __u32 *w = addrs;
+	__u64 sum = proto_len;
+
+	sum += (__u64)w[0] + w[1];
+	if (!v4)
+		sum += (__u64)w[2] + w[3] + w[4] + w[5] + w[6] + w[7];
+	return sum;
 }
 
 /* Two fields of the packet swapped, by their size: 2, 4, 6 (MACs) or 16 bytes. */
@@ -1902,7 +1942,7 @@ static __always_inline void swap64(__u64 *a, __u64 *b)
  */
 static __always_inline int dns_question_end(void *data, void *end, __u32 dns_off)
 {
-	__u8 *dns = data + (dns_off & 127), *q;
+	__u8 *dns = data + bounded(dns_off, 127), *q;
 	__u32 i;
 
 	q = dns + BB_DNS_HDR_LEN;
@@ -1974,35 +2014,27 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
 		if (qend + rr > msg_len)	/* it would grow the packet: no data instead */
 			rr = 0;
 	}
+	/* in words, each stored in the packet's byte order (the bytes as RFC 1035 has them) */
 	if (rr) {
 		if ((void *)(a + 16) > end)
 			return -1;
-		a[0] = 0xc0;		/* the name: a pointer to the question's */
-		a[1] = BB_DNS_HDR_LEN;
-		a[2] = qtype >> 8;
-		a[3] = qtype;
-		a[4] = 0;		/* class IN */
-		a[5] = 1;
-		a[6] = 0;
-		a[7] = 0;
-		a[8] = 0;
-		a[9] = BB_ANSWER_TTL;
-		a[10] = 0;
-		a[11] = rr - 12;	/* 4 or 16 bytes of zeros: 0.0.0.0, :: */
-		a[12] = a[13] = a[14] = a[15] = 0;
+		*(__u16 *)a = bpf_htons(0xc000 | BB_DNS_HDR_LEN);  /* a pointer to the question */
+		*(__u16 *)(a + 2) = bpf_htons(qtype);
+		*(__u32 *)(a + 4) = bpf_htonl(1 << 16);	/* class IN; the TTL's high half */
+		*(__u32 *)(a + 8) = bpf_htonl(BB_ANSWER_TTL << 16 | (rr - 12));  /* its length */
+		*(__u32 *)(a + 12) = 0;	/* 0.0.0.0, or :: in 16 bytes of zeros */
 		if (rr == 28) {
 			if ((void *)(a + 28) > end)
 				return -1;
-			a[16] = a[17] = a[18] = a[19] = a[20] = a[21] = 0;
-			a[22] = a[23] = a[24] = a[25] = a[26] = a[27] = 0;
+			bb_store64(a + 16, 0);
+			*(__u32 *)(a + 24) = 0;
 		}
 	}
-	dns[2] = 0x80 | (dns[2] & 0x01);	/* QR; RD as asked; AA, TC 0 */
-	dns[3] = 0x80 | rcode;			/* RA */
-	dns[6] = 0;
-	dns[7] = rr ? 1 : 0;
-	dns[10] = 0;
-	dns[11] = 0;
+	/* QR; RD as asked; AA, TC 0; RA; the RCODE; one question (as it was), the record
+	 * or none, no authority records (as it was), no additional ones */
+	*(__u16 *)(dns + 2) = bpf_htons(0x8080 | (dns[2] & 0x01) << 8 | rcode);
+	*(__u32 *)(dns + 4) = bpf_htonl(1 << 16 | (rr ? 1 : 0));
+	*(__u32 *)(dns + 8) = 0;
 	len = qend + rr;
 
 	/* back to where it came from: the addresses and ports swapped */
@@ -2020,7 +2052,7 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
 		iph->ttl = 64;
 		iph->frag_off &= bpf_htons(0x4000);	/* DF as it was; no fragment */
 		iph->check = 0;
-		iph->check = csum_fold(csum_bytes((void *)iph, end, 20, 0));
+		iph->check = csum_fold(csum_ip4hdr(iph));
 	} else {
 		bb_ipv6hdr *ip6h = data + ((l3 - 8) & 63);
 
@@ -2044,28 +2076,35 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
  * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
  * made its own answer in place and turned around (answer_fill()), cut to its new end,
  * checksummed: XDP_TX; XDP_DROP when anything does not hold. l3v4s: where its
- * addresses start, bit 8 IPv4, bit 9 a sinkhole answer. A global function too.
+ * addresses start, bit 8 IPv4, bit 9 a sinkhole answer.
  */
-__noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
-			       __u32 l3v4s)
+static __always_inline int answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend,
+					__u32 msg_len, __u32 l3v4s)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
-	int len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s);
+	int len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s), cut;
 	bb_udphdr *uh;
 	__u64 sum;
 	__u16 c;
 
 	if (len < 0)
 		return XDP_DROP;
-	/* cut to the answer's end (Ethernet padding too), then the UDP checksum */
-	if (bpf_xdp_adjust_tail(ctx, (int)bounded(l4 + 8 + len, 1023) -
-				(int)bpf_xdp_get_buff_len(ctx)))
+	/*
+	 * Cut to the answer's end (Ethernet padding too), then the UDP checksum. The
+	 * frame is all in data..end: a program not loaded for multi-buffer frames
+	 * (xdp.frags) is never given one, and what it tail-calls is of its kind; an
+	 * answer as long as its query (no EDNS, no record) needs no cut at all.
+	 */
+	cut = (int)bounded(l4 + 8 + len, 1023) - (int)(end - data);
+	if (cut && bpf_xdp_adjust_tail(ctx, cut))
 		return XDP_DROP;
 	data = (void *)(long)ctx->data;
 	end = (void *)(long)ctx->data_end;
+	if (data + l3 + 32 > end)	/* the addresses: an answer goes on past them */
+		return XDP_DROP;
 	/* the pseudo-header: the addresses, the protocol, the UDP length */
-	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, bpf_htons(17) + bpf_htons(8 + len));
+	sum = csum_pseudo(data + l3, v4, bpf_htons(17) + bpf_htons(8 + len));
 	sum = csum_bytes(data + l4, end, 8 + len, sum);
 	uh = data + l4;
 	if ((void *)(uh + 1) > end)
@@ -2075,17 +2114,79 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	return XDP_TX;
 }
 
-/* The answers' rate, shared by their programs: 0 when over it (counted). */
-static __always_inline int answer_admit(struct bb_stats *st)
+/* Where a query to answer holds what the answer is made from (answer_parse()). */
+struct bb_answer_at {
+	__u32 l3;		/* its addresses */
+	__u32 l4;		/* its UDP header */
+	__u32 v4;
+	__u32 msg_len;		/* the UDP payload by the IP header, at most the frame's */
+};
+
+/*
+ * The only frames a DNS query is answered in: Ethernet, up to BB_MAX_VLANS tags, IPv4
+ * with no options or IPv6 with no extension header, not a fragment, UDP. Not the
+ * general parse (bb_parse_packet(), bb_parse_l4()) and the answer's checks after it,
+ * but what they come to, in the answer's own program: the same frames, the same
+ * figures, no TCP, no extension headers to walk. 0 for any other frame (answer_unfit).
+ * IPv4 options and IPv6 extension headers are not answered: the IPv6 length would
+ * leave them out, a routing header's addresses would not be the way back.
+ */
+static __always_inline int answer_parse(void *data, void *end, struct bb_answer_at *at)
+{
+	struct bb_cursor cur = { .pos = data, .end = end };
+	struct bb_packet pkt;
+	bb_udphdr *uh;
+	void *l3_end;
+
+	if (bb_parse_eth(&cur, &pkt) != BB_PARSE_OK)
+		return 0;
+	if (pkt.l3_proto == ETH_P_IP) {
+		bb_iphdr *iph = cur.pos;
+
+		if ((void *)(iph + 1) > end || iph->version != 4 || iph->ihl != 5 ||
+		    iph->protocol != IPPROTO_UDP || (bpf_ntohs(iph->frag_off) & 0x1fff))
+			return 0;
+		uh = (void *)(iph + 1);
+		l3_end = (void *)iph + bpf_ntohs(iph->tot_len);
+		if (l3_end > end || l3_end < (void *)uh)
+			l3_end = end;
+		at->l3 = (void *)&iph->saddr - data;
+		at->v4 = 1;
+	} else {
+		bb_ipv6hdr *ip6h = cur.pos;
+
+		if ((void *)(ip6h + 1) > end || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
+			return 0;
+		uh = (void *)(ip6h + 1);
+		l3_end = (void *)uh + bpf_ntohs(ip6h->payload_len);
+		if (l3_end > end)
+			l3_end = end;
+		at->l3 = (void *)&ip6h->saddr - data;
+		at->v4 = 0;
+	}
+	if ((void *)(uh + 1) > end)
+		return 0;
+	at->l4 = (void *)uh - data;
+	at->msg_len = l3_end > (void *)(uh + 1) ? l3_end - (void *)(uh + 1) : 0;
+	return at->l3 <= 63 && at->l4 <= 119 && at->msg_len <= 0xffff;
+}
+
+/*
+ * The answers' rate by the config of filter (the live one), shared by their programs:
+ * 0 when over it (counted).
+ */
+static __always_inline int answer_take(struct bb_stats *st, void *filter)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX;
-	struct bb_event_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
-	void *filter = bpf_map_lookup_elem(&filters, &zero);
-	const struct bb_config *cfg = filter ? bpf_map_lookup_elem(filter, &idx) : NULL;
+	struct bb_answer_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
+	const struct bb_config *cfg = bpf_map_lookup_elem(filter, &idx);
+	__u64 tick = bpf_jiffies64(), now;
 
 	if (!b || !cfg)
 		return 0;
-	if (!bucket_take(b, bpf_ktime_get_coarse_ns(),
+	now = tick == b->jiffies && b->b.last_ns ? b->b.last_ns : bpf_ktime_get_coarse_ns();
+	b->jiffies = tick;
+	if (!bucket_take(&b->b, now,
 			 cfg->answer_cost_ns ? cfg->answer_cost_ns : 1000000000U / BB_ANSWER_RATE,
 			 cfg->answer_burst ? cfg->answer_burst : BB_ANSWER_RATE)) {
 		st->answer_limited++;
@@ -2094,39 +2195,38 @@ static __always_inline int answer_admit(struct bb_stats *st)
 	return 1;
 }
 
+/* answer_take() for the live filter. */
+static __always_inline int answer_admit(struct bb_stats *st)
+{
+	__u32 zero = 0;
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+
+	return filter && answer_take(st, filter);
+}
+
 static __always_inline int answer_xdp(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct bb_cursor cur = { .pos = data, .end = end };
-	__u32 zero = 0, l3, l4, qend;
+	__u32 zero = 0, qend;
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
-	struct bb_packet pkt;
-	int v4, ret;
+	struct bb_answer_at at;
+	int ret;
 
 	if (!st || !filter)
 		return XDP_DROP;
 	hdr = bpf_map_lookup_elem(filter, &zero);
 	if (!hdr)
 		return XDP_DROP;
-	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
-	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
+	if (!answer_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &at))
 		goto unfit;
-	v4 = pkt.l3_proto == ETH_P_IP;
-	l3 = (void *)pkt.saddr - data;		/* where the addresses start */
-	l4 = pkt.l4 - data;
-	/* IPv4 options, IPv6 extension headers: not (the IPv6 length would leave them out,
-	 * a routing header's addresses would not be the way back) */
-	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
+	qend = bb_dns_question_end(ctx, at.l4 + 8);
+	if (!qend || qend > at.msg_len)
 		goto unfit;
-	qend = bb_dns_question_end(ctx, l4 + 8);
-	if (!qend || qend > pkt.payload_len)
-		goto unfit;
-	if (!answer_admit(st))
+	if (!answer_take(st, filter))
 		return XDP_DROP;
-	ret = bb_answer_build(ctx, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
-			      (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
+	ret = answer_build(ctx, at.l4 + 8, qend, at.msg_len, at.l3 | at.v4 << 8 |
+			   (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
 	if (ret != XDP_TX)
 		goto unfit;
 	st->dns_answered++;
@@ -2423,7 +2523,7 @@ __noinline int bb_reset_cut_tc(struct __sk_buff *skb, __u32 l4, __u32 l3_end, __
 	n = l3_end - l4 - 20;
 	if ((void *)(th + 20 + n) > end)
 		return -1;	/* not all in the linear part */
-	cut = csum_fold32(csum_span(th + 20, end, n, 0, BB_RESET_MAX / 8 + 1));
+	cut = csum_fold32(csum_span(th + 20, end, n, 0, BB_RESET_MAX / 16 + 1));
 	w12 = *(__u16 *)(th + 12);
 	win = *(__u16 *)(th + 14);
 	urg = *(__u16 *)(th + 18);
@@ -2638,36 +2738,25 @@ __noinline int bb_answer_build_tc(struct __sk_buff *skb, __u32 dns_off, __u32 qe
 
 static __always_inline int answer_tc(struct __sk_buff *skb, int egress)
 {
-	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
-	struct bb_cursor cur = { .pos = data, .end = end };
-	__u32 zero = 0, l3, l4, qend, addrs;
+	__u32 zero = 0, qend;
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
-	struct bb_packet pkt;
-	int v4;
+	struct bb_answer_at at;
 
 	if (!st || !filter)
 		return TC_ACT_SHOT;
 	hdr = bpf_map_lookup_elem(filter, &zero);
 	if (!hdr)
 		return TC_ACT_SHOT;
-	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
-	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
-		goto unfit;
-	v4 = pkt.l3_proto == ETH_P_IP;
-	addrs = (const void *)pkt.saddr - data;
-	asm volatile("" : "+r"(addrs));
-	l3 = addrs;
-	l4 = pkt.l4 - data;
-	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
+	if (!answer_parse((void *)(long)skb->data, (void *)(long)skb->data_end, &at))
 		goto unfit;	/* as at XDP */
-	qend = bb_dns_question_end_tc(skb, l4 + 8);
-	if (!qend || qend > pkt.payload_len)
+	qend = bb_dns_question_end_tc(skb, at.l4 + 8);
+	if (!qend || qend > at.msg_len)
 		goto unfit;
-	if (!answer_admit(st))
+	if (!answer_take(st, filter))
 		return TC_ACT_SHOT;
-	if (bb_answer_build_tc(skb, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
+	if (bb_answer_build_tc(skb, at.l4 + 8, qend, at.msg_len, at.l3 | at.v4 << 8 |
 			       (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0)))
 		goto unfit;
 	st->dns_answered++;
