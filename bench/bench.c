@@ -36,15 +36,17 @@ static void usage(FILE *f)
 		"usage: bench [--quick] [--out DIR] [--lists DIR] [--load-results FILE]\n"
 		"             [--rounds N] [--cpu N] [--only PART,...]\n"
 		"                                  --only: addr, names, load, veth, live,\n"
-		"                                  fpr, events, confirm, daemon, whole; the\n"
-		"                                  targets of those parts alone\n"
+		"                                  fpr, events, confirm, daemon, whole,\n"
+		"                                  answers; the targets of those parts alone\n"
 		"       bench --gen DIR LINES      write DIR/ip4.txt and DIR/names.txt\n"
 		"       bench --gen-nft FILE N     write an nftables set of N addresses\n"
 		"       bench --sizes              print the load-path and nft sizes of a mode\n"
 		"       bench --profile ROW [--seconds S] [--cpu N] [--line-map FILE]\n"
 		"                                  run one row (empty, parse, ip4-hit, ip4-miss,\n"
 		"                                  ip4-cold, dns, tls, http, and -hit of those"
-		" three)\n"
+		" three;\n"
+		"                                  ip4-hit-event, dns-drop, dns-reject,"
+		" dns-sinkhole)\n"
 		"                                  for perf record -C N;\n"
 		"                                  --line-map: where its source lines are in the\n"
 		"                                  JIT images (scripts/profile.sh)\n"
@@ -65,7 +67,7 @@ static int parse_parts(const char *arg)
 		{ "addr", PART_ADDR }, { "names", PART_NAMES }, { "load", PART_LOAD },
 		{ "veth", PART_VETH }, { "live", PART_LIVE }, { "fpr", PART_FPR },
 		{ "events", PART_EVENTS }, { "confirm", PART_CONFIRM }, { "daemon", PART_DAEMON },
-		{ "whole", PART_WHOLE },
+		{ "whole", PART_WHOLE }, { "answers", PART_ANSWERS },
 	};
 	char buf[128], *tok, *save = NULL;
 	size_t i;
@@ -265,7 +267,7 @@ static int run_all(void)
 	} all[] = {
 		{ &addr.cold_table, PART_ADDR }, { &addr.hot_table, PART_ADDR },
 		{ &addr.allow_table, PART_ADDR }, { &names.table, PART_NAMES },
-		{ &answers, PART_NAMES },
+		{ &answers, PART_ANSWERS },
 		{ &addr.memory_table, PART_ADDR }, { &addr.fpr_table, PART_ADDR },
 		{ &load.table, PART_LOAD }, { &veth, PART_VETH }, { &daemon, PART_DAEMON },
 		{ &live.live_table, PART_LIVE }, { &live.bbf_table, PART_LIVE },
@@ -284,7 +286,7 @@ static int run_all(void)
 	}
 	if (!err && (parts & PART_NAMES))
 		err = names_run(&names);
-	if (!err && (parts & PART_NAMES))
+	if (!err && (parts & PART_ANSWERS))
 		err = answer_run(&answers);
 	if (settings.load_results && (parts & (PART_LOAD | PART_DAEMON | PART_VETH)))
 		script_results_read(&script, settings.load_results);

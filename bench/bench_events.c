@@ -6,8 +6,9 @@
  * address: bench_xdp_cold, bloomblock_xdp's body on a rewritten source), with events
  * off and on under three rate configs, round by round. Beside them, after
  * parse+count: the ring buffer alone (a reserve and submit of one event's record,
- * unwritten and written), and two steps of an event's path alone (the bucket's clock
- * read, the copy of the frame's first bytes).
+ * unwritten and written), and steps of an event's path alone (the fine clock, the
+ * coarse clock that the bucket and the event's time read, the copy of the frame's
+ * first bytes).
  *
  * Every sample runs in test runs of EV_CHUNK runs, and the driver drains the ring
  * after each one: the ring (1 MiB) holds about 2300 events, and a sample of 10^6
@@ -87,12 +88,12 @@ static const struct ev_row_def {
 		      EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
 	[EV_RING_WRITTEN] = { "hot: parse + ring reserve, 448 B written, submit",
 			      EVP_RING_WRITTEN, EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
-	[EV_KTIME] = { "hot: parse + bpf_ktime_get_ns() (the bucket's clock)", EVP_KTIME,
+	[EV_KTIME] = { "hot: parse + bpf_ktime_get_ns() (the fine clock)", EVP_KTIME,
 		       EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
-	[EV_KTIME_COARSE] = { "hot: parse + bpf_ktime_get_coarse_ns() (for comparison)",
+	[EV_KTIME_COARSE] = { "hot: parse + bpf_ktime_get_coarse_ns() (the event's clock)",
 			      EVP_KTIME_COARSE, EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true,
 			      true },
-	[EV_CAPTURE] = { "hot: parse + capture_packet() (the frame's bytes to the scratch)",
+	[EV_CAPTURE] = { "hot: parse + capture_packet() (the frame's first bytes)",
 			 EVP_CAPTURE, EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
 	[EV_HOT_OFF] = { "hot: bloomblock_xdp, events off", EVP_XDP, EVF_PLAIN, EVC_NONE,
 			 EV_HOT_PARSE, false, true },

@@ -123,10 +123,12 @@ static __always_inline int bench_bb_blocked(const __u8 *a)
 	struct bb_ctx c = {};
 	__u32 zero = 0;
 
+	struct bb_hit_seen h;
+
 	c.st = bpf_map_lookup_elem(&stats, &zero);
 	if (!c.st || !open_filter(&c))
 		return 0;
-	return bb_match_ip4(&c, a) && (hit_decide(BB_EV_SRC | 4 << 8, bb_load32(a), 0, 0) & 1);
+	return bb_match_ip4(&c, a) && (hit_decide(BB_EV_SRC | 4 << 8, bb_load32(a), 0, 0, &h) & 1);
 }
 
 static __always_inline int bench_lpm_hit(void *map, const __u8 *a)
@@ -417,10 +419,10 @@ int bench_xdp_cold(struct xdp_md *ctx)
 }
 
 /*
- * The ring buffer alone, hot: parse+count, then what bb_event_raise() does with the
- * ring for one event, a reserve of a struct bb_event and its submit (written: also
- * every byte of it stored, as an event's fields and copies store them). XDP_DROP when
- * submitted, XDP_PASS when the ring was full.
+ * The ring buffer alone, hot: parse+count, then what an event does with the ring
+ * (event_begin()), a reserve of a struct bb_event and its submit (written: also every
+ * byte of it stored, as many as an event of the longest key and frame stores).
+ * XDP_DROP when submitted, XDP_PASS when the ring was full.
  */
 static __always_inline int bench_ring(struct xdp_md *ctx, int write)
 {
@@ -451,9 +453,9 @@ int bench_ring_written_hot(struct xdp_md *ctx)
 }
 
 /*
- * Two steps of what a hit pays with events on before the rate limit says no, alone
- * after parse+count: the bucket's clock read (bb_event_raise()), and the copy of the
- * frame's first bytes into the scratch (capture_packet(), from note_event()).
+ * Steps of an event alone, after parse+count: the fine clock (an event's time before
+ * it took the bucket's), the coarse clock (the bucket's and the event's time), and the
+ * copy of the frame's first bytes (capture_packet(), here into the scratch).
  */
 __u64 bench_sink;	/* keeps a result live */
 
@@ -468,7 +470,7 @@ int bench_ktime_hot(struct xdp_md *ctx)
 	return XDP_DROP;
 }
 
-/* For comparison: the coarse clock (the last tick's time), which the bucket does not read. */
+/* The coarse clock (the last tick's time): the bucket's and the event's. */
 SEC("?xdp")
 int bench_ktime_coarse_hot(struct xdp_md *ctx)
 {
@@ -485,15 +487,14 @@ int bench_capture_hot(struct xdp_md *ctx)
 {
 	struct bb_scratch *sc;
 	struct bb_packet pkt;
-	__u32 zero = 0;
+	__u32 zero = 0, wire;
 
 	if (bench_parse_count(ctx, &pkt))
 		return XDP_PASS;
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
 		return XDP_PASS;
-	capture_packet(ctx, 1, sc);
-	return sc->ev_pkt_len ? XDP_DROP : XDP_PASS;
+	return capture_packet(ctx, 1, sc->req, &wire) ? XDP_DROP : XDP_PASS;
 }
 
 /* This CPU's event bucket emptied, as a flood leaves it: no credit, as of now. */
@@ -838,9 +839,10 @@ BENCH_SPLIT(split_counters_only, SPLIT_COUNTERS)
 SEC("?xdp")
 int split_addr_only(struct xdp_md *ctx)
 {
-	int v = addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS);
+	struct bb_hit_seen h;
+	int v = addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS, &h);
 
-	return v == BB_GENERAL || (v & BB_ADDR_HIT) ? XDP_ABORTED : xdp_action(v);
+	return v == BB_GENERAL || (v & (BB_ADDR_HIT | BB_ADDR_EVENT)) ? XDP_ABORTED : xdp_action(v);
 }
 
 /*

@@ -108,9 +108,7 @@ struct bb_scratch {
 	__u32 path_full;	/* HTTP: the path was not cut */
 	__u32 flow_kept;	/* TLS: the walk is in the flows map */
 	__u32 hook;		/* enum bb_event_hook, for the URL program's events */
-	__u32 url_event;	/* the URL program's event to raise (bb_event_raise()) */
-	__u8 ev_pkt[BB_EVENT_PKT_MAX];	/* a hit's packet, its first bytes: the event's */
-	__u32 ev_pkt_len, ev_wire_len;
+	__u32 url_event;	/* the URL program's event to raise (bb_event_xdp(), _tc()) */
 	/* off the stack of the functions a hit calls, the third and fourth frames of a
 	 * call chain that has 512 bytes for all */
 	struct bb_confirm_key ckey;	/* bb_confirm()'s */
@@ -291,7 +289,7 @@ __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 	return ok;
 }
 
-/* Hit events, for `bloomblock events`: 1 MiB, about 3000 of them. */
+/* Hit events, for `bloomblock events`: 1 MiB, about 2300 of them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
@@ -310,16 +308,14 @@ struct {
 } event_bucket SEC(".maps");
 
 /*
- * Whether the live filter has events on and this CPU's bucket has credit for one
- * (taken; else counted: events_limited). Asked first, before the packet is copied,
- * so a flood past the limit costs a hit this and no more; on the coarse clock
- * (a few ns, where the fine one costs ~40 on a VM: the bucket refills in its ticks).
- * A global function: verified once, on hits only.
+ * Take one cost of credit from bucket b (its cap: burst costs) as of now, a time of
+ * the coarse clock (bpf_ktime_get_coarse_ns(): a few ns, where the fine one costs ~35
+ * on a VM; the bucket refills in its ticks): 1, or 0 when short.
  */
-/* Take one cost of credit from bucket b (its cap: burst costs): 1, or 0 when short. */
-static __always_inline int bucket_take(struct bb_event_bucket *b, __u64 cost, __u32 burst)
+static __always_inline int bucket_take(struct bb_event_bucket *b, __u64 now, __u64 cost,
+				       __u32 burst)
 {
-	__u64 now = bpf_ktime_get_coarse_ns(), cap = cost * (burst ? burst : 1);
+	__u64 cap = cost * (burst ? burst : 1);
 
 	if (!b->last_ns)
 		b->credit_ns = cap;	/* a full bucket to start */
@@ -334,76 +330,178 @@ static __always_inline int bucket_take(struct bb_event_bucket *b, __u64 cost, __
 	return 1;
 }
 
-__noinline int bb_event_admit(void)
-{
-	__u32 zero = 0, idx = BB_CONFIG_INDEX;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
-	struct bb_event_bucket *b = bpf_map_lookup_elem(&event_bucket, &zero);
-	void *filter = bpf_map_lookup_elem(&filters, &zero);
+/* What a hit's decision looked up (hit_decide()), which its event reuses. */
+struct bb_hit_seen {
+	void *filter;
 	const struct bb_header *hdr;
-	const struct bb_config *cfg;
+	const struct bb_allow_header *ah;	/* NULL: no allowlist table */
+	struct bb_stats *st;
+};
 
-	if (!st || !b || !filter)
-		return 0;
-	hdr = bpf_map_lookup_elem(filter, &zero);
-	cfg = bpf_map_lookup_elem(filter, &idx);
-	if (!hdr || !cfg || !(hdr->flags & BB_HDR_F_EVENTS) || !cfg->event_cost_ns)
-		return 0;
-	if (!bucket_take(b, cfg->event_cost_ns, cfg->event_burst)) {
-		st->events_limited++;
-		return 0;
-	}
-	return 1;
+/* n bytes (a multiple of 8) from src to dst, a word at a time. */
+static __always_inline void copy_words(void *dst, const void *src, const int n)
+{
+	int i;
+
+	for (i = 0; i < n; i += 8)
+		bb_store64(dst + i, bb_load64(src + i));
 }
 
 /*
- * Raise an admitted event (bb_event_admit()) into the ring buffer (full:
- * events_lost). The packet's addresses and ports are the scratch's flow key, its
- * name the scratch's key buffer, its first bytes the scratch's copy.
+ * An XDP frame's first bytes (up to BB_EVENT_PKT_MAX, len of them) into dst, read
+ * from the packet itself: all of them, or for a shorter frame its head and its tail,
+ * one word-copy each that overlap. 0 for a frame shorter than 32 bytes: the helper's.
  */
-__noinline int bb_event_raise(__u32 what_verdict, __u32 key_len, __u32 ifindex, __u32 hook)
+static __always_inline __u32 capture_xdp(void *data, void *data_end, void *dst, __u32 len)
 {
-	__u32 zero = 0, idx;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
-	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	void *filter = bpf_map_lookup_elem(&filters, &zero);
-	const struct bb_allow_header *ah;
-	const struct bb_header *hdr;
-	struct bb_event *ev;
-	__u64 now = bpf_ktime_get_ns();
+	void *tail;
+	__u32 off;
 
-	if (!st || !sc || !filter)
+	if (data + BB_EVENT_PKT_MAX <= data_end) {
+		copy_words(dst, data, BB_EVENT_PKT_MAX);
+		return BB_EVENT_PKT_MAX;
+	}
+	/* the tail's offset, bounded for the verifier as the compiler does not keep it */
+	if (len >= 64 && len < BB_EVENT_PKT_MAX && data + 64 <= data_end) {
+		off = len - 64;
+		asm volatile("%0 &= 63" : "+r"(off));
+		tail = data + off;
+		if (tail + 64 > data_end)
+			return 0;
+		copy_words(dst, data, 64);
+		copy_words(dst + off, tail, 64);
+		return len;
+	}
+	if (len >= 32 && len < 64 && data + 32 <= data_end) {
+		off = len - 32;
+		asm volatile("%0 &= 31" : "+r"(off));
+		tail = data + off;
+		if (tail + 32 > data_end)
+			return 0;
+		copy_words(dst, data, 32);
+		copy_words(dst + off, tail, 32);
+		return len;
+	}
+	return 0;
+}
+
+/*
+ * The frame's first bytes (up to BB_EVENT_PKT_MAX) into dst, for an event (pcap files
+ * of drops): how many, 0 when none. *wire: the frame's length.
+ */
+static __always_inline __u32 capture_packet(void *pctx, int xdp, void *dst, __u32 *wire)
+{
+	void *data, *data_end;
+	__u32 len;
+
+	if (xdp) {
+		data = (void *)(long)((struct xdp_md *)pctx)->data;
+		data_end = (void *)(long)((struct xdp_md *)pctx)->data_end;
+		len = data_end - data;
+		*wire = len;
+		if (len >= 32)
+			return capture_xdp(data, data_end, dst, len);
+	} else {
+		len = ((struct __sk_buff *)pctx)->len;
+		*wire = len;
+	}
+	if (!len)
 		return 0;
-	hdr = bpf_map_lookup_elem(filter, &zero);
-	if (!hdr)
+	if (len > BB_EVENT_PKT_MAX)
+		len = BB_EVENT_PKT_MAX;
+	/* 1 to 128 in the register the helper gets, as the verifier wants to see it:
+	 * the compiler would drop arithmetic it knows is redundant, so it is asm */
+	asm volatile("%0 -= 1; %0 &= 127; %0 += 1" : "+r"(len));
+	if (xdp ? bpf_xdp_load_bytes(pctx, 0, dst, len) : bpf_skb_load_bytes(pctx, 0, dst, len))
 		return 0;
+	return len;
+}
+
+/*
+ * A hit's event begun (what_verdict: enum bb_event_what << 8 | enum bb_event_verdict),
+ * when the live filter (h: what the hit's decision looked up) raises events and this
+ * CPU's bucket has credit (else counted: events_limited; the ring full: events_lost).
+ * The bucket is asked first, so a flood past the limit costs a hit the bucket and no
+ * more. The record is reserved and filled in place but for what hit (addresses,
+ * ports, the key: the caller's to write), the frame's first bytes loaded straight
+ * into it. Its time is the bucket's, the coarse clock's (the last tick: docs/DESIGN.md,
+ * Hit events). Only what the record holds is written: the key past key_len and the
+ * frame past pkt_len are not (a reader keeps to them). NULL when there is none to
+ * raise; else event_end() submits it.
+ */
+static __always_inline struct bb_event *event_begin(void *pctx, int xdp,
+						    const struct bb_hit_seen *h,
+						    __u32 what_verdict, __u32 key_len, __u32 hook)
+{
+	__u32 zero = 0, idx = BB_CONFIG_INDEX, wire;
+	const struct bb_config *cfg = bpf_map_lookup_elem(h->filter, &idx);
+	struct bb_event_bucket *b = bpf_map_lookup_elem(&event_bucket, &zero);
+	struct bb_event *ev;
+	__u64 now;
+
+	if (!cfg || !b || !cfg->event_cost_ns)
+		return NULL;
+	now = bpf_ktime_get_coarse_ns();
+	if (!bucket_take(b, now, cfg->event_cost_ns, cfg->event_burst)) {
+		h->st->events_limited++;
+		return NULL;
+	}
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
-		st->events_lost++;
-		return 0;
+		h->st->events_lost++;
+		return NULL;
 	}
 	ev->time_ns = now;
-	ev->ifindex = ifindex;
+	ev->ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
+		      ((struct __sk_buff *)pctx)->ifindex;
 	ev->hook = (__u8)hook;
 	ev->verdict = (__u8)what_verdict;
 	ev->what = (__u8)(what_verdict >> 8);
+	ev->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
+	ev->pad[0] = ev->pad[1] = 0;
+	ev->map_id = h->ah ? h->ah->map_id : 0;
+	ev->pkt_len = (__u16)capture_packet(pctx, xdp, ev->pkt, &wire);
+	ev->wire_len = (__u16)wire;
+	return ev;
+}
+
+static __always_inline void event_end(struct bb_event *ev, const struct bb_hit_seen *h)
+{
+	bpf_ringbuf_submit(ev, 0);
+	h->st->events++;
+}
+
+/*
+ * A hit's event (event_begin()) whose addresses and ports are the scratch's flow key
+ * and whose name (key_len bytes) is the scratch's key buffer.
+ */
+static __always_inline void event_raise(void *pctx, int xdp, const struct bb_hit_seen *h,
+					__u32 what_verdict, __u32 key_len, __u32 hook)
+{
+	__u32 zero = 0;
+	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct bb_event *ev;
+
+	if (!sc)
+		return;
+	ev = event_begin(pctx, xdp, h, what_verdict, key_len, hook);
+	if (!ev)
+		return;
 	ev->family = sc->flow.family;
 	__builtin_memcpy(ev->saddr, sc->flow.saddr, 16);
 	__builtin_memcpy(ev->daddr, sc->flow.daddr, 16);
 	ev->sport = sc->flow.sport;
 	ev->dport = sc->flow.dport;
-	ev->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
-	ev->pad[0] = ev->pad[1] = 0;
-	ev->pkt_len = sc->ev_pkt_len <= BB_EVENT_PKT_MAX ? (__u16)sc->ev_pkt_len : 0;
-	ev->wire_len = (__u16)sc->ev_wire_len;
-	__builtin_memcpy(ev->pkt, sc->ev_pkt, BB_EVENT_PKT_MAX);
-	idx = BB_FIRST_BLOCK + hdr->nblocks;
-	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
-	ev->map_id = ah ? ah->map_id : 0;
-	__builtin_memcpy(ev->key, sc->key, BB_EVENT_KEY_MAX);
-	bpf_ringbuf_submit(ev, 0);
-	st->events++;
-	return 1;
+	/* the key in as few constant-sized copies as hold it: an address has none */
+	if (key_len > 128)
+		__builtin_memcpy(ev->key, sc->key, BB_EVENT_KEY_MAX);
+	else if (key_len > 64)
+		__builtin_memcpy(ev->key, sc->key, 128);
+	else if (key_len > 32)
+		__builtin_memcpy(ev->key, sc->key, 64);
+	else if (key_len)
+		__builtin_memcpy(ev->key, sc->key, 32);
+	event_end(ev, h);
 }
 
 /* Confirm mode (include/bloomblock.h): the requests, the answers, the daemon's beat. */
@@ -562,30 +660,6 @@ static __always_inline __u32 event_verdict(const struct bb_header *hdr, int allo
 	return hdr->flags & BB_HDR_F_DROP ? BB_EV_DROPPED : BB_EV_FLAGGED;
 }
 
-/* The packet's first bytes into the scratch, for the event (pcap files of drops). */
-static __always_inline void capture_packet(void *pctx, int xdp, struct bb_scratch *sc)
-{
-	__u32 len;
-
-	if (xdp)
-		len = ((struct xdp_md *)pctx)->data_end - ((struct xdp_md *)pctx)->data;
-	else
-		len = ((struct __sk_buff *)pctx)->len;
-	sc->ev_wire_len = len;
-	sc->ev_pkt_len = 0;
-	if (!len)
-		return;
-	if (len > BB_EVENT_PKT_MAX)
-		len = BB_EVENT_PKT_MAX;
-	/* 1 to 128 in the register the helper gets, as the verifier wants to see it:
-	 * the compiler would drop arithmetic it knows is redundant, so it is asm */
-	asm volatile("%0 -= 1; %0 &= 127; %0 += 1" : "+r"(len));
-	if (xdp ? bpf_xdp_load_bytes(pctx, 0, sc->ev_pkt, len) :
-	    bpf_skb_load_bytes(pctx, 0, sc->ev_pkt, len))
-		return;
-	sc->ev_pkt_len = len;
-}
-
 #define BB_DECIDE_EVENTS (1 << 17)	/* hit_decide(): the filter raises events */
 
 /*
@@ -603,12 +677,14 @@ static __always_inline int confirm_daemon_beats(void)
 /*
  * After a Bloom hit: counted, and whether it stands. The allowlist is asked
  * (bb_allow_pass()), then in confirm mode the daemon's answers (bb_confirm()).
- * Arguments as bb_confirm()'s. Returns bit 0 set when the hit stands (dropped or
- * flagged by the mode), the event's verdict in bits 8..15 (event_verdict(); 0: none),
- * BB_DECIDE_FP for a confirmed false positive, and BB_DECIDE_EVENTS when the filter
- * raises events (so that the caller need not read its header again).
+ * Arguments as bb_confirm()'s; what it looked up into *h, for the event. Returns bit 0
+ * set when the hit stands (dropped or flagged by the mode), the event's verdict in
+ * bits 8..15 (event_verdict(); 0: none), BB_DECIDE_FP for a confirmed false positive,
+ * and BB_DECIDE_EVENTS when the filter raises events (so that the caller need not
+ * read its header again).
  */
-static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
+static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len,
+				      struct bb_hit_seen *h)
 {
 	__u32 zero = 0, idx, what = what_family & 0xff, allow_what;
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
@@ -645,41 +721,37 @@ static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32
 	else if (!allowed && confirm_daemon_beats())
 		bb_confirm(what_family | BB_CONFIRM_COUNT, a, b, key_len);	/* by list */
 	hit = !allowed && (!conf || conf == BB_CONFIRM_R_DROP);
+	h->filter = filter;
+	h->hdr = hdr;
+	h->ah = ah;
+	h->st = st;
 	return hit | event_verdict(hdr, allowed, conf) << 8 |
 	       (conf == BB_CONFIRM_R_PASS ? BB_DECIDE_FP : 0) |
 	       (hdr->flags & BB_HDR_F_EVENTS ? BB_DECIDE_EVENTS : 0);
 }
 
 /*
- * A hit, decided (hit_decide()) and its event raised (bb_event_raise()) when the
- * filter has events on and the bucket has credit. The packet's addresses and ports
- * are the scratch's flow key (the caller's to make), its name the scratch's key. A
- * global function per hook family, one call a hit, the context its first argument:
- * the decisions and the event inline at every hit site take the entry programs past
- * the verifier's budget, and a context's fields (the interface) can cost loads.
- * Returns hit_decide()'s word.
+ * A hit, decided (hit_decide()) and its event raised (event_raise()) when the filter
+ * has events on and the bucket has credit. The packet's addresses and ports are the
+ * scratch's flow key (the caller's to make), its name the scratch's key. A global
+ * function per hook family, one call a hit, the context its first argument: the
+ * decisions and the event inline at every hit site take the entry programs past the
+ * verifier's budget, and a context's fields (the interface) can cost loads. The event
+ * reuses what the decision looked up (the filter, its header and allowlist header,
+ * the counters): no lookup twice. Returns hit_decide()'s word.
  */
 static __always_inline int hit_core(void *pctx, int xdp, __u32 what_family, __u64 a, __u64 b,
 				    __u32 key_len)
 {
-	__u32 zero = 0, v, ifindex, hook = (what_family >> 16) & 0xff;
-	struct bb_scratch *sc;
-	int r = hit_decide(what_family & 0xffff, a, b, key_len), events = r & BB_DECIDE_EVENTS;
+	struct bb_hit_seen h;
+	__u32 v;
+	int r = hit_decide(what_family & 0xffff, a, b, key_len, &h);
 
-	r &= ~BB_DECIDE_EVENTS;
 	v = (r >> 8) & 0xff;
-	if (!v || !events || !bb_event_admit())
-		return r;	/* past the limit, a hit pays the bucket and no more */
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sc)
-		return r;
-	if (xdp)
-		ifindex = ((struct xdp_md *)pctx)->ingress_ifindex;
-	else
-		ifindex = ((struct __sk_buff *)pctx)->ifindex;
-	capture_packet(pctx, xdp, sc);
-	bb_event_raise((what_family & 0xff) << 8 | v, key_len, ifindex, hook);
-	return r;
+	if (v && (r & BB_DECIDE_EVENTS))
+		event_raise(pctx, xdp, &h, (what_family & 0xff) << 8 | v, key_len,
+			    (what_family >> 16) & 0xff);
+	return r & ~BB_DECIDE_EVENTS;
 }
 
 __noinline int bb_hit_xdp(struct xdp_md *ctx, __u32 what_family, __u64 a, __u64 b, __u32 key_len)
@@ -691,6 +763,38 @@ __noinline int bb_hit_xdp(struct xdp_md *ctx, __u32 what_family, __u64 a, __u64 
 __noinline int bb_hit_tc(struct __sk_buff *skb, __u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
 	return hit_core(skb, 0, what_family, a, b, key_len);
+}
+
+/*
+ * An event raised apart from its hit's decision (the URL program's, after its
+ * verdict): event_raise() for the filter live now, when it raises events. A global
+ * function per hook family, as bb_hit_xdp() and bb_hit_tc().
+ */
+static __always_inline int event_core(void *pctx, int xdp, __u32 what_verdict, __u32 key_len,
+				      __u32 hook)
+{
+	__u32 zero = 0, idx;
+	struct bb_hit_seen h;
+
+	h.filter = bpf_map_lookup_elem(&filters, &zero);
+	h.st = bpf_map_lookup_elem(&stats, &zero);
+	h.hdr = h.filter ? bpf_map_lookup_elem(h.filter, &zero) : NULL;
+	if (!h.hdr || !h.st || !(h.hdr->flags & BB_HDR_F_EVENTS))
+		return 0;
+	idx = BB_FIRST_BLOCK + h.hdr->nblocks;
+	h.ah = h.hdr->allow_blocks ? bpf_map_lookup_elem(h.filter, &idx) : NULL;
+	event_raise(pctx, xdp, &h, what_verdict, key_len, hook);
+	return 0;
+}
+
+__noinline int bb_event_xdp(struct xdp_md *ctx, __u32 what_verdict, __u32 key_len)
+{
+	return event_core(ctx, 1, what_verdict, key_len, BB_EV_XDP);
+}
+
+__noinline int bb_event_tc(struct __sk_buff *skb, __u32 what_verdict, __u32 key_len, __u32 hook)
+{
+	return event_core(skb, 0, what_verdict, key_len, hook);
 }
 
 /* A hit of c's packet: bb_hit_xdp() or bb_hit_tc(). */
@@ -1156,12 +1260,15 @@ __noinline int bb_name_tc(struct __sk_buff *skb, __u32 svc)
 /*
  * What bb_addr_xdp() and bb_addr_tc() found: a verdict (enum bb_verdict), BB_GENERAL,
  * or a hit for the entry program to decide (BB_ADDR_HIT and the bits beside it).
+ * Inside them, addr_only()'s usual hit in a filter that raises events is its verdict
+ * with BB_ADDR_EVENT and the address's bits, for addr_event() to raise it.
  */
 #define BB_GENERAL		(-1)		/* the general path decides: nothing counted */
 #define BB_ADDR_HIT		(1 << 8)	/* packets, family, lookups counted */
 #define BB_ADDR_HIT_V6		(1 << 9)	/* the address is IPv6 */
 #define BB_ADDR_HIT_DROP	(1 << 10)	/* the filter drops hits (BB_HDR_F_DROP) */
 #define BB_ADDR_HIT_EVENTS	(1 << 11)	/* the filter raises events (BB_HDR_F_EVENTS) */
+#define BB_ADDR_EVENT		(1 << 12)	/* a usual hit decided, its event to raise */
 #define BB_ADDR_HIT_OFF(v)	(((v) >> 16) & 63)	/* where the address is in the packet */
 
 /* Where a packet with no VLAN tag holds its addresses: the source, then the destination. */
@@ -1169,17 +1276,20 @@ __noinline int bb_name_tc(struct __sk_buff *skb, __u32 svc)
 
 /*
  * A hit that addr_probe() found, decided as hit_decide() and verdict() decide it
- * when it is the usual one: no event to raise, no confirmation to ask, no allowlist
- * entry in the filter that hit, no daemon counting hits by list. Any other: the
- * word for the entry program to decide it with (BB_ADDR_HIT ..., addr_decide()).
+ * when it is the usual one: no confirmation to ask, no allowlist entry in the filter
+ * that hit, no daemon counting hits by list; with BB_ADDR_EVENT when the filter raises
+ * events (what it looked up in *h, for addr_event()). Any other: the word for the
+ * entry program to decide it with (BB_ADDR_HIT ..., addr_decide()).
  */
 static __always_inline int addr_hit_usual(void *filter, const struct bb_header *hdr,
-					  struct bb_stats *st, int dir, const int v4)
+					  struct bb_stats *st, int dir, const int v4,
+					  struct bb_hit_seen *h)
 {
 	const struct bb_allow_header *ah;
 	__u32 flags = hdr->flags, idx;
+	int v;
 
-	if (!(flags & (BB_HDR_F_EVENTS | BB_HDR_F_CONFIRM))) {
+	if (!(flags & BB_HDR_F_CONFIRM)) {
 		idx = BB_FIRST_BLOCK + hdr->nblocks;
 		ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
 		if ((!ah || !ah->items) && !confirm_daemon_beats()) {
@@ -1191,11 +1301,20 @@ static __always_inline int addr_hit_usual(void *filter, const struct bb_header *
 				st->ip6_hits++;
 			if (flags & BB_HDR_F_DROP) {
 				st->dropped++;
-				return BB_DROP;
+				v = BB_DROP;
+			} else {
+				st->flagged++;
+				st->passed++;
+				v = BB_FLAG;
 			}
-			st->flagged++;
-			st->passed++;
-			return BB_FLAG;
+			if (!(flags & BB_HDR_F_EVENTS))
+				return v;
+			h->filter = filter;
+			h->hdr = hdr;
+			h->ah = ah;
+			h->st = st;
+			return v | BB_ADDR_EVENT | (v4 ? 0 : BB_ADDR_HIT_V6) |
+			       BB_ADDR_OFF(v4, dir) << 16;
 		}
 	}
 	return BB_ADDR_HIT | (v4 ? 0 : BB_ADDR_HIT_V6) |
@@ -1211,7 +1330,8 @@ static __always_inline int addr_hit_usual(void *filter, const struct bb_header *
  * its header across the block's lookup: the four registers a call leaves alone.
  */
 static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
-				      const __u8 *addr, int dir, const int v4)
+				      const __u8 *addr, int dir, const int v4,
+				      struct bb_hit_seen *seen)
 {
 	__u32 zero = 0, idx, n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
 	__u32 plen = v4 ? hdr->v4_plens[0] : hdr->v6_plens[0];
@@ -1229,7 +1349,7 @@ static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
 		st->ipv6++;
 	if ((hdr->flags & (v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT)) &&
 	    short_hit(filter, v4, addr))
-		return addr_hit_usual(filter, hdr, st, dir, v4);
+		return addr_hit_usual(filter, hdr, st, dir, v4, seen);
 	if (!n) {
 		st->passed++;
 		return BB_PASS;
@@ -1247,7 +1367,7 @@ static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
 		st->passed++;
 		return BB_PASS;
 	}
-	return addr_hit_usual(filter, hdr, st, dir, v4);
+	return addr_hit_usual(filter, hdr, st, dir, v4, seen);
 }
 
 /*
@@ -1263,7 +1383,7 @@ static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
  * (addr_decide()) in the call chain the general path's hits have. BB_GENERAL, with
  * nothing counted, for any other packet or filter.
  */
-static __always_inline int addr_only(void *data, void *data_end, int dir)
+static __always_inline int addr_only(void *data, void *data_end, int dir, struct bb_hit_seen *h)
 {
 	struct ethhdr *eth = data;
 	const struct bb_header *hdr;
@@ -1287,35 +1407,96 @@ static __always_inline int addr_only(void *data, void *data_end, int dir)
 		    (void *)iph + iph->ihl * 4 > data_end)
 			return BB_GENERAL;
 		if (dir == BB_INGRESS)
-			return addr_probe(filter, hdr, (const __u8 *)&iph->saddr, BB_INGRESS, 1);
-		return addr_probe(filter, hdr, (const __u8 *)&iph->daddr, BB_EGRESS, 1);
+			return addr_probe(filter, hdr, (const __u8 *)&iph->saddr, BB_INGRESS, 1,
+					  h);
+		return addr_probe(filter, hdr, (const __u8 *)&iph->daddr, BB_EGRESS, 1, h);
 	}
 	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		ip6h = (void *)(eth + 1);
 		if ((void *)(ip6h + 1) > data_end || ip6h->version != 6)
 			return BB_GENERAL;
 		if (dir == BB_INGRESS)
-			return addr_probe(filter, hdr, (const __u8 *)&ip6h->saddr, BB_INGRESS, 0);
-		return addr_probe(filter, hdr, (const __u8 *)&ip6h->daddr, BB_EGRESS, 0);
+			return addr_probe(filter, hdr, (const __u8 *)&ip6h->saddr, BB_INGRESS, 0,
+					  h);
+		return addr_probe(filter, hdr, (const __u8 *)&ip6h->daddr, BB_EGRESS, 0, h);
 	}
 	return BB_GENERAL;
+}
+
+/*
+ * The event of a usual hit that addr_only() decided (v: its verdict, BB_ADDR_EVENT and
+ * the address's bits; h: what it looked up): event_begin(), its addresses from the
+ * packet's (no ports, no key). Returns the verdict.
+ */
+static __always_inline int addr_event(void *pctx, int xdp, void *data, void *data_end, int v,
+				      int dir, __u32 hook, const struct bb_hit_seen *h)
+{
+	__u32 alen = v & BB_ADDR_HIT_V6 ? 16 : 4, src, what;
+	const __u8 *saddr, *daddr;
+	struct bb_event *ev;
+
+	/* the source and the destination, one after the other in either header */
+	src = BB_ADDR_HIT_OFF(v) - (dir == BB_INGRESS ? 0 : alen);
+	v &= 0xff;
+	if (src > 63)
+		return v;
+	saddr = data + src;
+	if ((void *)(saddr + 2 * alen) > data_end)
+		return v;
+	daddr = saddr + alen;
+	what = dir == BB_INGRESS ? BB_EV_SRC : BB_EV_DST;
+	ev = event_begin(pctx, xdp, h, what << 8 | (v == BB_DROP ? BB_EV_DROPPED : BB_EV_FLAGGED),
+			 0, hook);
+	if (!ev)
+		return v;
+	if (alen == 4) {
+		ev->family = 4;
+		bb_store64(ev->saddr, bb_load32(saddr));
+		bb_store64(ev->saddr + 8, 0);
+		bb_store64(ev->daddr, bb_load32(daddr));
+		bb_store64(ev->daddr + 8, 0);
+	} else {
+		ev->family = 6;
+		bb_store64(ev->saddr, bb_load64(saddr));
+		bb_store64(ev->saddr + 8, bb_load64(saddr + 8));
+		bb_store64(ev->daddr, bb_load64(daddr));
+		bb_store64(ev->daddr + 8, bb_load64(daddr + 8));
+	}
+	ev->sport = 0;
+	ev->dport = 0;
+	event_end(ev, h);
+	return v;
 }
 
 /*
  * addr_only() per hook family: a global function, verified once on its own and
  * compiled apart from the general path, so that neither the compiler's merging of
  * the two nor the verifier's walk of the general path from each of its exits makes
- * the other dearer.
+ * the other dearer. A usual hit's event is raised here too (addr_event()).
  */
 __noinline int bb_addr_xdp(struct xdp_md *ctx)
 {
-	return addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS);
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct bb_hit_seen h;
+	int v = addr_only(data, data_end, BB_INGRESS, &h);
+
+	if (v != BB_GENERAL && !(v & BB_ADDR_HIT) && (v & BB_ADDR_EVENT))
+		v = addr_event(ctx, 1, data, data_end, v, BB_INGRESS, BB_EV_XDP, &h);
+	return v;
 }
 
 __noinline int bb_addr_tc(struct __sk_buff *skb, int dir)
 {
-	return addr_only((void *)(long)skb->data, (void *)(long)skb->data_end,
-			 dir == BB_INGRESS ? BB_INGRESS : BB_EGRESS);
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	struct bb_hit_seen h;
+	int v;
+
+	dir = dir == BB_INGRESS ? BB_INGRESS : BB_EGRESS;
+	v = addr_only(data, data_end, dir, &h);
+	if (v != BB_GENERAL && !(v & BB_ADDR_HIT) && (v & BB_ADDR_EVENT))
+		v = addr_event(skb, 0, data, data_end, v, dir,
+			       dir == BB_INGRESS ? BB_EV_TC_INGRESS : BB_EV_TC_EGRESS, &h);
+	return v;
 }
 
 /*
@@ -1556,14 +1737,11 @@ static __always_inline int url_core(void *pctx, int xdp)
 	}
 	hit = tcp_verdict(&c, hit);
 	if (c.sc->url_event) {
-		if ((c.sc->url_event & 0xff) && bb_event_admit()) {
-			__u32 ifindex = xdp ? ((struct xdp_md *)pctx)->ingress_ifindex :
-				((struct __sk_buff *)pctx)->ifindex;
-
-			capture_packet(pctx, xdp, c.sc);
-			bb_event_raise(c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len,
-				       ifindex, c.hook);
-		}
+		if ((c.sc->url_event & 0xff) && xdp)
+			bb_event_xdp(pctx, c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len);
+		else if (c.sc->url_event & 0xff)
+			bb_event_tc(pctx, c.sc->url_event, 1 + c.sc->name_len + c.sc->path_len,
+				    c.hook);
 		c.sc->url_event = 0;
 	}
 	return hit;
@@ -1624,44 +1802,61 @@ int bloomblock_xdp_url(struct xdp_md *ctx)
  */
 #define BB_ANSWER_UDP_MAX	(8 + BB_DNS_HDR_LEN + 256 + 4 + 28)	/* the longest answer */
 
+/*
+ * The answers' token bucket, per CPU: the events' (struct bb_event_bucket) and the
+ * tick (bpf_jiffies64(), one load) of its last clock read. The coarse clock moves
+ * only at a tick, and its read costs a call into the timekeeping code (~30 ns with
+ * cold caches, as an answer's are): it is read once a tick, and within the tick the
+ * bucket's last reading is the time.
+ */
+struct bb_answer_bucket {
+	struct bb_event_bucket b;
+	__u64 jiffies;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct bb_event_bucket);
+	__type(value, struct bb_answer_bucket);
 } answer_bucket SEC(".maps");
 
 /*
- * The ones' complement sum of len bytes from p onto sum, eight bytes a load, in the
- * CPU's byte order: the sum does not depend on it, so folded (csum_fold()) it is the
- * checksum as the bytes of the packet hold it (RFC 1071), to store as it is.
+ * The ones' complement sum of len bytes from p onto sum, 16 bytes a step in four
+ * 32-bit loads (max16 steps at most), in the CPU's byte order: the sum does not
+ * depend on it, so folded (csum_fold()) it is the checksum as the bytes of the
+ * packet hold it (RFC 1071), to store as it is.
  */
 static __always_inline __u64 csum_span(const __u8 *p, const void *end, __u32 len, __u64 sum,
-					const __u32 max8)
+					const __u32 max16)
 {
+	__u64 left = len;
 	__u32 i;
 
-	for (i = 0; i < max8; i++) {
-		__u64 v;
-
-		if (len < 8 || (void *)(p + 8) > end)
+	for (i = 0; i < max16; i++) {
+		if (left < 16 || (void *)(p + 16) > end)
 			break;
-		v = *(const __u64 *)p;
-		sum += (v & 0xffffffff) + (v >> 32);
-		p += 8;
-		len -= 8;
+		sum += (__u64)*(const __u32 *)p + *(const __u32 *)(p + 4) +
+		       *(const __u32 *)(p + 8) + *(const __u32 *)(p + 12);
+		p += 16;
+		left -= 16;
 	}
-	if (len >= 4 && (void *)(p + 4) <= end) {
+	if (left >= 8 && (void *)(p + 8) <= end) {
+		sum += (__u64)*(const __u32 *)p + *(const __u32 *)(p + 4);
+		p += 8;
+		left -= 8;
+	}
+	if (left >= 4 && (void *)(p + 4) <= end) {
 		sum += *(const __u32 *)p;
 		p += 4;
-		len -= 4;
+		left -= 4;
 	}
-	if (len >= 2 && (void *)(p + 2) <= end) {
+	if (left >= 2 && (void *)(p + 2) <= end) {
 		sum += *(const __u16 *)p;
 		p += 2;
-		len -= 2;
+		left -= 2;
 	}
-	if (len == 1 && (void *)(p + 1) <= end)
+	if (left == 1 && (void *)(p + 1) <= end)
 		sum += *p;	/* the first byte of a last 16-bit word padded with zero */
 	return sum;
 }
@@ -1669,7 +1864,7 @@ static __always_inline __u64 csum_span(const __u8 *p, const void *end, __u32 len
 /* csum_span() of an answer's bytes: up to BB_ANSWER_UDP_MAX. */
 static __always_inline __u64 csum_bytes(const __u8 *p, const void *end, __u32 len, __u64 sum)
 {
-	return csum_span(p, end, len, sum, BB_ANSWER_UDP_MAX / 8 + 1);
+	return csum_span(p, end, len, sum, BB_ANSWER_UDP_MAX / 16 + 1);
 }
 
 /* v & mask, done where the verifier sees it (the compiler would fold it into an add) */
@@ -1690,6 +1885,29 @@ static __always_inline __u16 csum_fold(__u64 sum)
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (__u16)~sum;
+}
+
+/* The ones' complement sum of an IPv4 header with no options: its five words. */
+static __always_inline __u64 csum_ip4hdr(const bb_iphdr *iph)
+{
+	const __u32 *w = (const __u32 *)iph;
+
+	return (__u64)w[0] + w[1] + w[2] + w[3] + w[4];
+}
+
+/*
+ * The ones' complement sum of the UDP pseudo-header of the addresses at addrs (IPv4:
+ * the two of 4 bytes; else 16), the protocol and the length, as csum_bytes() sums.
+ */
+static __always_inline __u64 csum_pseudo(const void *addrs, int v4, __u32 proto_len)
+{
+	const __u32 *w = addrs;
+	__u64 sum = proto_len;
+
+	sum += (__u64)w[0] + w[1];
+	if (!v4)
+		sum += (__u64)w[2] + w[3] + w[4] + w[5] + w[6] + w[7];
+	return sum;
 }
 
 /* Two fields of the packet swapped, by their size: 2, 4, 6 (MACs) or 16 bytes. */
@@ -1724,7 +1942,7 @@ static __always_inline void swap64(__u64 *a, __u64 *b)
  */
 static __always_inline int dns_question_end(void *data, void *end, __u32 dns_off)
 {
-	__u8 *dns = data + (dns_off & 127), *q;
+	__u8 *dns = data + bounded(dns_off, 127), *q;
 	__u32 i;
 
 	q = dns + BB_DNS_HDR_LEN;
@@ -1796,35 +2014,27 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
 		if (qend + rr > msg_len)	/* it would grow the packet: no data instead */
 			rr = 0;
 	}
+	/* in words, each stored in the packet's byte order (the bytes as RFC 1035 has them) */
 	if (rr) {
 		if ((void *)(a + 16) > end)
 			return -1;
-		a[0] = 0xc0;		/* the name: a pointer to the question's */
-		a[1] = BB_DNS_HDR_LEN;
-		a[2] = qtype >> 8;
-		a[3] = qtype;
-		a[4] = 0;		/* class IN */
-		a[5] = 1;
-		a[6] = 0;
-		a[7] = 0;
-		a[8] = 0;
-		a[9] = BB_ANSWER_TTL;
-		a[10] = 0;
-		a[11] = rr - 12;	/* 4 or 16 bytes of zeros: 0.0.0.0, :: */
-		a[12] = a[13] = a[14] = a[15] = 0;
+		*(__u16 *)a = bpf_htons(0xc000 | BB_DNS_HDR_LEN);  /* a pointer to the question */
+		*(__u16 *)(a + 2) = bpf_htons(qtype);
+		*(__u32 *)(a + 4) = bpf_htonl(1 << 16);	/* class IN; the TTL's high half */
+		*(__u32 *)(a + 8) = bpf_htonl(BB_ANSWER_TTL << 16 | (rr - 12));  /* its length */
+		*(__u32 *)(a + 12) = 0;	/* 0.0.0.0, or :: in 16 bytes of zeros */
 		if (rr == 28) {
 			if ((void *)(a + 28) > end)
 				return -1;
-			a[16] = a[17] = a[18] = a[19] = a[20] = a[21] = 0;
-			a[22] = a[23] = a[24] = a[25] = a[26] = a[27] = 0;
+			bb_store64(a + 16, 0);
+			*(__u32 *)(a + 24) = 0;
 		}
 	}
-	dns[2] = 0x80 | (dns[2] & 0x01);	/* QR; RD as asked; AA, TC 0 */
-	dns[3] = 0x80 | rcode;			/* RA */
-	dns[6] = 0;
-	dns[7] = rr ? 1 : 0;
-	dns[10] = 0;
-	dns[11] = 0;
+	/* QR; RD as asked; AA, TC 0; RA; the RCODE; one question (as it was), the record
+	 * or none, no authority records (as it was), no additional ones */
+	*(__u16 *)(dns + 2) = bpf_htons(0x8080 | (dns[2] & 0x01) << 8 | rcode);
+	*(__u32 *)(dns + 4) = bpf_htonl(1 << 16 | (rr ? 1 : 0));
+	*(__u32 *)(dns + 8) = 0;
 	len = qend + rr;
 
 	/* back to where it came from: the addresses and ports swapped */
@@ -1842,7 +2052,7 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
 		iph->ttl = 64;
 		iph->frag_off &= bpf_htons(0x4000);	/* DF as it was; no fragment */
 		iph->check = 0;
-		iph->check = csum_fold(csum_bytes((void *)iph, end, 20, 0));
+		iph->check = csum_fold(csum_ip4hdr(iph));
 	} else {
 		bb_ipv6hdr *ip6h = data + ((l3 - 8) & 63);
 
@@ -1866,28 +2076,35 @@ static __always_inline int answer_fill(void *data, void *end, __u32 dns_off, __u
  * The query at dns_off (msg_len bytes by the IP header, its question ending at qend)
  * made its own answer in place and turned around (answer_fill()), cut to its new end,
  * checksummed: XDP_TX; XDP_DROP when anything does not hold. l3v4s: where its
- * addresses start, bit 8 IPv4, bit 9 a sinkhole answer. A global function too.
+ * addresses start, bit 8 IPv4, bit 9 a sinkhole answer.
  */
-__noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __u32 msg_len,
-			       __u32 l3v4s)
+static __always_inline int answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend,
+					__u32 msg_len, __u32 l3v4s)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	__u32 l3 = bounded(l3v4s, 63), v4 = l3v4s >> 8 & 1, l4 = bounded(dns_off - 8, 127);
-	int len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s);
+	int len = answer_fill(data, end, dns_off, qend, msg_len, l3v4s), cut;
 	bb_udphdr *uh;
 	__u64 sum;
 	__u16 c;
 
 	if (len < 0)
 		return XDP_DROP;
-	/* cut to the answer's end (Ethernet padding too), then the UDP checksum */
-	if (bpf_xdp_adjust_tail(ctx, (int)bounded(l4 + 8 + len, 1023) -
-				(int)bpf_xdp_get_buff_len(ctx)))
+	/*
+	 * Cut to the answer's end (Ethernet padding too), then the UDP checksum. The
+	 * frame is all in data..end: a program not loaded for multi-buffer frames
+	 * (xdp.frags) is never given one, and what it tail-calls is of its kind; an
+	 * answer as long as its query (no EDNS, no record) needs no cut at all.
+	 */
+	cut = (int)bounded(l4 + 8 + len, 1023) - (int)(end - data);
+	if (cut && bpf_xdp_adjust_tail(ctx, cut))
 		return XDP_DROP;
 	data = (void *)(long)ctx->data;
 	end = (void *)(long)ctx->data_end;
+	if (data + l3 + 32 > end)	/* the addresses: an answer goes on past them */
+		return XDP_DROP;
 	/* the pseudo-header: the addresses, the protocol, the UDP length */
-	sum = csum_bytes(data + l3, end, v4 ? 8 : 32, bpf_htons(17) + bpf_htons(8 + len));
+	sum = csum_pseudo(data + l3, v4, bpf_htons(17) + bpf_htons(8 + len));
 	sum = csum_bytes(data + l4, end, 8 + len, sum);
 	uh = data + l4;
 	if ((void *)(uh + 1) > end)
@@ -1897,58 +2114,119 @@ __noinline int bb_answer_build(struct xdp_md *ctx, __u32 dns_off, __u32 qend, __
 	return XDP_TX;
 }
 
-/* The answers' rate, shared by their programs: 0 when over it (counted). */
-static __always_inline int answer_admit(struct bb_stats *st)
+/* Where a query to answer holds what the answer is made from (answer_parse()). */
+struct bb_answer_at {
+	__u32 l3;		/* its addresses */
+	__u32 l4;		/* its UDP header */
+	__u32 v4;
+	__u32 msg_len;		/* the UDP payload by the IP header, at most the frame's */
+};
+
+/*
+ * The only frames a DNS query is answered in: Ethernet, up to BB_MAX_VLANS tags, IPv4
+ * with no options or IPv6 with no extension header, not a fragment, UDP. Not the
+ * general parse (bb_parse_packet(), bb_parse_l4()) and the answer's checks after it,
+ * but what they come to, in the answer's own program: the same frames, the same
+ * figures, no TCP, no extension headers to walk. 0 for any other frame (answer_unfit).
+ * IPv4 options and IPv6 extension headers are not answered: the IPv6 length would
+ * leave them out, a routing header's addresses would not be the way back.
+ */
+static __always_inline int answer_parse(void *data, void *end, struct bb_answer_at *at)
+{
+	struct bb_cursor cur = { .pos = data, .end = end };
+	struct bb_packet pkt;
+	bb_udphdr *uh;
+	void *l3_end;
+
+	if (bb_parse_eth(&cur, &pkt) != BB_PARSE_OK)
+		return 0;
+	if (pkt.l3_proto == ETH_P_IP) {
+		bb_iphdr *iph = cur.pos;
+
+		if ((void *)(iph + 1) > end || iph->version != 4 || iph->ihl != 5 ||
+		    iph->protocol != IPPROTO_UDP || (bpf_ntohs(iph->frag_off) & 0x1fff))
+			return 0;
+		uh = (void *)(iph + 1);
+		l3_end = (void *)iph + bpf_ntohs(iph->tot_len);
+		if (l3_end > end || l3_end < (void *)uh)
+			l3_end = end;
+		at->l3 = (void *)&iph->saddr - data;
+		at->v4 = 1;
+	} else {
+		bb_ipv6hdr *ip6h = cur.pos;
+
+		if ((void *)(ip6h + 1) > end || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
+			return 0;
+		uh = (void *)(ip6h + 1);
+		l3_end = (void *)uh + bpf_ntohs(ip6h->payload_len);
+		if (l3_end > end)
+			l3_end = end;
+		at->l3 = (void *)&ip6h->saddr - data;
+		at->v4 = 0;
+	}
+	if ((void *)(uh + 1) > end)
+		return 0;
+	at->l4 = (void *)uh - data;
+	at->msg_len = l3_end > (void *)(uh + 1) ? l3_end - (void *)(uh + 1) : 0;
+	return at->l3 <= 63 && at->l4 <= 119 && at->msg_len <= 0xffff;
+}
+
+/*
+ * The answers' rate by the config of filter (the live one), shared by their programs:
+ * 0 when over it (counted).
+ */
+static __always_inline int answer_take(struct bb_stats *st, void *filter)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX;
-	struct bb_event_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
-	void *filter = bpf_map_lookup_elem(&filters, &zero);
-	const struct bb_config *cfg = filter ? bpf_map_lookup_elem(filter, &idx) : NULL;
+	struct bb_answer_bucket *b = bpf_map_lookup_elem(&answer_bucket, &zero);
+	const struct bb_config *cfg = bpf_map_lookup_elem(filter, &idx);
+	__u64 tick = bpf_jiffies64(), now;
 
 	if (!b || !cfg)
 		return 0;
-	if (!bucket_take(b, cfg->answer_cost_ns ? cfg->answer_cost_ns :
-			 1000000000U / BB_ANSWER_RATE, cfg->answer_burst ? cfg->answer_burst :
-			 BB_ANSWER_RATE)) {
+	now = tick == b->jiffies && b->b.last_ns ? b->b.last_ns : bpf_ktime_get_coarse_ns();
+	b->jiffies = tick;
+	if (!bucket_take(&b->b, now,
+			 cfg->answer_cost_ns ? cfg->answer_cost_ns : 1000000000U / BB_ANSWER_RATE,
+			 cfg->answer_burst ? cfg->answer_burst : BB_ANSWER_RATE)) {
 		st->answer_limited++;
 		return 0;
 	}
 	return 1;
 }
 
+/* answer_take() for the live filter. */
+static __always_inline int answer_admit(struct bb_stats *st)
+{
+	__u32 zero = 0;
+	void *filter = bpf_map_lookup_elem(&filters, &zero);
+
+	return filter && answer_take(st, filter);
+}
+
 static __always_inline int answer_xdp(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct bb_cursor cur = { .pos = data, .end = end };
-	__u32 zero = 0, l3, l4, qend;
+	__u32 zero = 0, qend;
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
-	struct bb_packet pkt;
-	int v4, ret;
+	struct bb_answer_at at;
+	int ret;
 
 	if (!st || !filter)
 		return XDP_DROP;
 	hdr = bpf_map_lookup_elem(filter, &zero);
 	if (!hdr)
 		return XDP_DROP;
-	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
-	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
+	if (!answer_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &at))
 		goto unfit;
-	v4 = pkt.l3_proto == ETH_P_IP;
-	l3 = (void *)pkt.saddr - data;		/* where the addresses start */
-	l4 = pkt.l4 - data;
-	/* IPv4 options, IPv6 extension headers: not (the IPv6 length would leave them out,
-	 * a routing header's addresses would not be the way back) */
-	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
+	qend = bb_dns_question_end(ctx, at.l4 + 8);
+	if (!qend || qend > at.msg_len)
 		goto unfit;
-	qend = bb_dns_question_end(ctx, l4 + 8);
-	if (!qend || qend > pkt.payload_len)
-		goto unfit;
-	if (!answer_admit(st))
+	if (!answer_take(st, filter))
 		return XDP_DROP;
-	ret = bb_answer_build(ctx, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
-			      (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
+	ret = answer_build(ctx, at.l4 + 8, qend, at.msg_len, at.l3 | at.v4 << 8 |
+			   (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
 	if (ret != XDP_TX)
 		goto unfit;
 	st->dns_answered++;
@@ -2245,7 +2523,7 @@ __noinline int bb_reset_cut_tc(struct __sk_buff *skb, __u32 l4, __u32 l3_end, __
 	n = l3_end - l4 - 20;
 	if ((void *)(th + 20 + n) > end)
 		return -1;	/* not all in the linear part */
-	cut = csum_fold32(csum_span(th + 20, end, n, 0, BB_RESET_MAX / 8 + 1));
+	cut = csum_fold32(csum_span(th + 20, end, n, 0, BB_RESET_MAX / 16 + 1));
 	w12 = *(__u16 *)(th + 12);
 	win = *(__u16 *)(th + 14);
 	urg = *(__u16 *)(th + 18);
@@ -2460,36 +2738,25 @@ __noinline int bb_answer_build_tc(struct __sk_buff *skb, __u32 dns_off, __u32 qe
 
 static __always_inline int answer_tc(struct __sk_buff *skb, int egress)
 {
-	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
-	struct bb_cursor cur = { .pos = data, .end = end };
-	__u32 zero = 0, l3, l4, qend, addrs;
+	__u32 zero = 0, qend;
 	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
-	struct bb_packet pkt;
-	int v4;
+	struct bb_answer_at at;
 
 	if (!st || !filter)
 		return TC_ACT_SHOT;
 	hdr = bpf_map_lookup_elem(filter, &zero);
 	if (!hdr)
 		return TC_ACT_SHOT;
-	if (bb_parse_packet(&cur, &pkt) != BB_PARSE_OK || bb_parse_l4(&cur, &pkt) != BB_PARSE_OK ||
-	    pkt.l4_proto != IPPROTO_UDP || pkt.fragment || pkt.payload_len > 0xffff)
-		goto unfit;
-	v4 = pkt.l3_proto == ETH_P_IP;
-	addrs = (const void *)pkt.saddr - data;
-	asm volatile("" : "+r"(addrs));
-	l3 = addrs;
-	l4 = pkt.l4 - data;
-	if ((v4 ? l4 - (l3 - 12) != 20 : l4 - (l3 - 8) != 40) || l3 > 63 || l4 > 119)
+	if (!answer_parse((void *)(long)skb->data, (void *)(long)skb->data_end, &at))
 		goto unfit;	/* as at XDP */
-	qend = bb_dns_question_end_tc(skb, l4 + 8);
-	if (!qend || qend > pkt.payload_len)
+	qend = bb_dns_question_end_tc(skb, at.l4 + 8);
+	if (!qend || qend > at.msg_len)
 		goto unfit;
-	if (!answer_admit(st))
+	if (!answer_take(st, filter))
 		return TC_ACT_SHOT;
-	if (bb_answer_build_tc(skb, l4 + 8, qend, pkt.payload_len, l3 | (__u32)v4 << 8 |
+	if (bb_answer_build_tc(skb, at.l4 + 8, qend, at.msg_len, at.l3 | at.v4 << 8 |
 			       (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0)))
 		goto unfit;
 	st->dns_answered++;

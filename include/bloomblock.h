@@ -273,7 +273,7 @@ enum bb_event_hook {
 };
 
 struct bb_event {
-	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 time_ns;		/* bpf_ktime_get_coarse_ns(): CLOCK_MONOTONIC, a tick's */
 	__u32 ifindex;
 	__u8 hook;		/* enum bb_event_hook */
 	__u8 verdict;		/* enum bb_event_verdict */

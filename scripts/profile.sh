@@ -5,7 +5,9 @@
 #   sudo scripts/profile.sh ROW [SECONDS] [CPU]     (after make .output/bench)
 #
 # ROW is one of bench --profile's rows (empty, parse, ip4-hit, ip4-miss, ip4-cold,
-# dns, tls, http: 4-label misses; dns-hit, tls-hit, http-hit: 4-label hits). The
+# dns, tls, http: 4-label misses; dns-hit, tls-hit, http-hit: 4-label hits;
+# ip4-hit-event: a hit raising its event, table 9's; dns-drop, dns-reject,
+# dns-sinkhole: table 2b's query, in single test runs). The
 # driver runs the row on CPU (default: the last) and writes
 # where each program's source lines sit in its JIT image (--line-map); perf samples
 # that CPU; every sample inside a BPF program is counted under the last line whose

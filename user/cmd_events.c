@@ -70,6 +70,7 @@ struct run {
 	bool have_img, have_index;
 	__u32 map_id;
 	__u64 mono_to_real_ns;
+	__u64 last_ns;			/* the time of the event read before */
 	struct bb_pcap *pcap;		/* --pcap: every event's packet, as it was */
 	unsigned long dumped;
 };
@@ -186,12 +187,20 @@ static int on_event(void *ctx, void *data, size_t size)
 	}
 	addr_text(ev, ev->saddr, ev->sport, src, sizeof(src));
 	addr_text(ev, ev->daddr, ev->dport, dst, sizeof(dst));
+	/*
+	 * The kernel's time of an event is the coarse clock's (the last tick, 4 ms at
+	 * HZ=250): printed to the millisecond, and never before the event read ahead of
+	 * it (another CPU may have read its time a tick before reserving its record).
+	 */
 	real = ev->time_ns + r->mono_to_real_ns;
+	if (real < r->last_ns)
+		real = r->last_ns;
+	r->last_ns = real;
 	secs = (time_t)(real / 1000000000ULL);
 	gmtime_r(&secs, &tm);
 	i = (int)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(when + i, sizeof(when) - (size_t)i, ".%06lluZ",
-		 (unsigned long long)(real % 1000000000ULL / 1000));
+	snprintf(when + i, sizeof(when) - (size_t)i, ".%03lluZ",
+		 (unsigned long long)(real % 1000000000ULL / 1000000));
 	if (r->pcap && ev->pkt_len) {
 		bb_pcap_write(r->pcap, (long long)(real / 1000), ev->pkt, ev->pkt_len,
 			      ev->wire_len > ev->pkt_len ? ev->wire_len : ev->pkt_len);

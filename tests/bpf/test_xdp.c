@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
@@ -1329,6 +1330,154 @@ static void test_events(void)
 	ring_buffer__free(rb);
 }
 
+/* CLOCK_MONOTONIC_COARSE in ns: the clock an event's time is read from. */
+static __u64 coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * The usual address hit's event (no allowlist entry, no confirm mode, no daemon), which
+ * the address path raises itself: every field, the frame's first bytes for frames of
+ * every length the copy treats apart (under 64 bytes, under 128, 128 and more), the time
+ * on the coarse clock; at XDP and at tc ingress (the source) and egress (the
+ * destination).
+ */
+static void test_events_addr_path(void)
+{
+	static const char *const lines[] = { "192.0.2.10", "2001:db8::10", "203.0.113.254", NULL };
+	static const struct {
+		bool v6;
+		size_t payload;		/* UDP payload bytes: the frame is 42 or 62 more */
+	} frames[] = {
+		{ false, 0 }, { false, 16 }, { false, 22 }, { false, 58 }, { false, 85 },
+		{ false, 86 }, { false, 87 }, { false, 200 }, { true, 0 }, { true, 2 },
+		{ true, 138 },
+	};
+	static const struct {
+		const char *name;
+		int hook;		/* enum bb_event_hook */
+		bool egress;
+	} hooks[] = {
+		{ "XDP", BB_EV_XDP, false }, { "tc ingress", BB_EV_TC_INGRESS, false },
+		{ "tc egress", BB_EV_TC_EGRESS, true },
+	};
+	__u8 want4[4] = { 192, 0, 2, 10 }, want6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x10 };
+	__u8 payload[200], packet[MAX_PACKET], saddr[16], daddr[16];
+	const struct bb_event *e = &got.ev[0];
+	const struct bb_allow_header *ah;
+	struct bb_stats before, after;
+	struct ring_buffer *rb;
+	unsigned int f, h, wrong = 0, runs = 0;
+	char msg[256] = "", what[160] = "";
+	__u64 t0, t1;
+	int err, fd;
+
+	if (!harness_subtest("events-addr-path"))
+		return;
+	memset(payload, 0xa5, sizeof(payload));
+	rb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, NULL, NULL);
+	err = rb ? events_filter(lines, BB_HDR_F_DROP | BB_HDR_F_EVENTS, 1, 1000000, msg,
+				 sizeof(msg)) : -errno;
+	if (!err) {
+		__u32 at = bb_allow_index(harness_live_header()->nblocks);
+
+		ah = (const void *)&harness.img.blocks[at];
+		err = ah->items ? -EEXIST : 0;
+	}
+	tap_result(!err, "events, the address path: a filter with events on and no allowlist "
+		   "entry", "%s", msg);
+	if (err) {
+		ring_buffer__free(rb);
+		return;
+	}
+	harness_read_stats(&before);
+	for (h = 0; h < ARRAY_SIZE(hooks) && !err; h++) {
+		fd = !h ? env.prog_fd : hooks[h].egress ?
+		     bpf_program__fd(harness.skel->progs.bloomblock_tc_egress) :
+		     bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress);
+		for (f = 0; f < ARRAY_SIZE(frames) && !err; f++) {
+			bool v6 = frames[f].v6;
+			/* egress looks the destination up: the listed address goes there */
+			struct pkt_frame spec = {
+				.net = v6 ? PKT_IPV6 : PKT_IPV4,
+				.saddr = hooks[h].egress ? (v6 ? "2001:db8::99" : "192.0.2.99") :
+					 v6 ? "2001:db8::10" : "192.0.2.10",
+				.daddr = hooks[h].egress ? (v6 ? "2001:db8::10" : "192.0.2.10") :
+					 NULL,
+				.sport = 40000, .dport = 9,
+			};
+			size_t len = pkt_frame(&spec, payload, frames[f].payload, packet,
+					       sizeof(packet));
+			size_t keep = len < BB_EVENT_PKT_MAX ? len : BB_EVENT_PKT_MAX;
+			size_t at = v6 ? 14 + 8 : 14 + 12, alen = v6 ? 16 : 4;
+			const __u8 *listed = v6 ? want6 : want4;
+			__u32 verdict = 0;
+
+			memset(saddr, 0, sizeof(saddr));
+			memset(daddr, 0, sizeof(daddr));
+			memcpy(saddr, packet + at, alen);
+			memcpy(daddr, packet + at + alen, alen);
+			got.n = got.seen = 0;
+			t0 = coarse_ns();
+			err = harness_run(fd, h != 0, packet, len, &verdict, NULL);
+			t1 = coarse_ns();
+			err = err ?: ring_buffer__consume(rb) < 0 ? -EIO : 0;
+			runs++;
+			if (!err && got.n == 1 && e->hook == hooks[h].hook &&
+			    e->what == (hooks[h].egress ? BB_EV_DST : BB_EV_SRC) &&
+			    e->verdict == BB_EV_DROPPED && e->family == (v6 ? 6 : 4) &&
+			    !memcmp(hooks[h].egress ? e->daddr : e->saddr, listed, alen) &&
+			    !memcmp(e->saddr, saddr, 16) && !memcmp(e->daddr, daddr, 16) &&
+			    !e->sport && !e->dport && !e->key_len && e->map_id == ah->map_id &&
+			    e->wire_len == len && e->pkt_len == keep &&
+			    !memcmp(e->pkt, packet, keep) && e->time_ns >= t0 && e->time_ns <= t1)
+				continue;
+			if (wrong++)
+				continue;
+			snprintf(what, sizeof(what), "%s, a %zu-byte IPv%d frame: verdict %u, %zu "
+				 "events, what %u verdict %u hook %u, pkt_len %u wire_len %u, time "
+				 "%s", hooks[h].name, len, v6 ? 6 : 4, verdict, got.n, e->what,
+				 e->verdict, e->hook, e->pkt_len, e->wire_len,
+				 e->time_ns >= t0 && e->time_ns <= t1 ? "ok" : "off");
+		}
+	}
+	harness_read_stats(&after);
+	tap_result(!err && !wrong,
+		   "events, the address path: at XDP, tc ingress and tc egress, IPv4 and IPv6, "
+		   "frames of 42 to 242 bytes: one event each, every field right, the frame's "
+		   "first bytes as sent, the time the coarse clock's", "%u of %u wrong; %s", wrong,
+		   runs, what);
+	tap_result(!err && after.events - before.events == runs &&
+		   after.dropped - before.dropped == runs &&
+		   after.events_limited == before.events_limited &&
+		   after.events_lost == before.events_lost,
+		   "events, the address path: each hit dropped and its event counted, none limited "
+		   "or lost", "events +%llu, dropped +%llu of %u",
+		   (unsigned long long)(after.events - before.events),
+		   (unsigned long long)(after.dropped - before.dropped), runs);
+
+	/* a bucket with no credit: limited; then flag mode (the bucket full again) */
+	err = events_filter(lines, BB_HDR_F_DROP | BB_HDR_F_EVENTS, 1000000000U, 2, msg,
+			    sizeof(msg));
+	harness_read_stats(&before);
+	err = err ?: events_run(rb, "192.0.2.10", true, 10);
+	harness_read_stats(&after);
+	tap_result(!err && (got.seen == 2 || got.seen == 3) &&
+		   after.events_limited - before.events_limited == 10 - got.seen &&
+		   after.dropped - before.dropped == 10,
+		   "events, the address path: past the limit, counted limited, every hit dropped",
+		   "%zu raised, %llu limited", got.seen,
+		   (unsigned long long)(after.events_limited - before.events_limited));
+	err = events_filter(lines, BB_HDR_F_EVENTS, 1, 1000000, msg, sizeof(msg));
+	err = err ?: events_run(rb, "192.0.2.10", true, 1);
+	tap_result(!err && got.n == 1 && e->verdict == BB_EV_FLAGGED && e->what == BB_EV_SRC,
+		   "events, the address path: flag mode: verdict flagged", "%zu", got.n);
+	ring_buffer__free(rb);
+}
 
 /* ---- confirm mode: a hit drops only once the daemon found it in the index ---- */
 
@@ -1735,6 +1884,7 @@ int main(int argc, char **argv)
 	property_test(0.001);
 	property_test(0.0001);
 	test_events();
+	test_events_addr_path();
 	test_confirm();
 	return harness_end();
 }

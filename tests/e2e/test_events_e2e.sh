@@ -83,6 +83,8 @@ dig_from 198.51.100.3 mail.evil.example
 run bb events
 check_match "events (text): a dns event for mail.evil.example, listed at :3" \
 	"bbd0 xdp dropped dns mail\\.evil\\.example 198\\.51\\.100\\.3:[0-9]+ > $V4:53: listed \\($LIST:3\\)" "$out"
+check_match "events (text): its time to the millisecond, the tick's resolution" \
+	"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z bbd0 xdp dropped dns mail" "$out"
 
 # ---- --follow, --count, the filters -------------------------------------------------------
 bb -j events -f -n 1 --kind dns --timeout 15 >"$BB_TMP/follow.json" 2>&1 &

@@ -70,7 +70,7 @@ static inline void bb_prog_init(void)
 	bb_prog_map(&stats, BB_UM_ARRAY, 4, sizeof(struct bb_stats), 1);
 	bb_prog_map(&scratch, BB_UM_ARRAY, 4, sizeof(struct bb_scratch), 1);
 	bb_prog_map(&event_bucket, BB_UM_ARRAY, 4, sizeof(struct bb_event_bucket), 1);
-	bb_prog_map(&answer_bucket, BB_UM_ARRAY, 4, sizeof(struct bb_event_bucket), 1);
+	bb_prog_map(&answer_bucket, BB_UM_ARRAY, 4, sizeof(struct bb_answer_bucket), 1);
 	bb_prog_map(&confirm_daemon, BB_UM_ARRAY, 4, sizeof(struct bb_confirm_daemon), 1);
 	bb_prog_map(&flows, BB_UM_HASH, sizeof(struct bb_flow_key), sizeof(struct bb_tls_walk), 8);
 	bb_prog_map(&confirmed, BB_UM_HASH, sizeof(struct bb_confirm_key),

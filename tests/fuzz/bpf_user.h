@@ -15,8 +15,8 @@
  *  - a tail call is a call and a longjmp back to the entry program's caller, which
  *    is what a tail call that succeeds does to the caller's frame;
  *  - the BPF-only asm statements that tell the verifier a bound it cannot see (in
- *    capture_packet() and reset_where()) are left out: each leaves its value as it
- *    was (a length of 1 to 128 the same, an offset the same). bounded(), whose mask
+ *    capture_packet(), capture_xdp() and reset_where()) are left out: each leaves its
+ *    value as it was (a length of 1 to 128 the same, an offset the same). bounded(), whose mask
  *    does change values (it takes an offset out of a word of flags), has a C body
  *    for userspace in the program itself;
  *  - the checksum helpers act as on a socket buffer whose checksum is the packet's
@@ -289,6 +289,12 @@ static inline __u64 bpf_ktime_get_ns(void)
 static inline __u64 bpf_ktime_get_coarse_ns(void)
 {
 	return bb_user.now_ns;
+}
+
+/* The tick: 4 ms of the runtime's clock (HZ=250), a tick of the coarse clock. */
+static inline __u64 bpf_jiffies64(void)
+{
+	return bb_user.now_ns / 4000000;
 }
 
 /* A tail call that succeeds does not come back: its program's verdict is the entry's. */

@@ -451,9 +451,9 @@ static inline int harness_answer_setup(const char *const *lines, __u32 flags, __
 /* The answers' bucket full again: its per-CPU state zeroed (a fresh bucket starts full). */
 static inline void harness_answer_refill(void)
 {
-	int fd = bpf_map__fd(harness.skel->maps.answer_bucket);
-	int ncpu = libbpf_num_possible_cpus();
-	void *zero = calloc((size_t)ncpu, 16);
+	const struct bpf_map *map = harness.skel->maps.answer_bucket;
+	int fd = bpf_map__fd(map), ncpu = libbpf_num_possible_cpus();
+	void *zero = calloc((size_t)ncpu, (bpf_map__value_size(map) + 7) & ~7U);
 	__u32 key = 0;
 
 	if (zero)
