@@ -1001,48 +1001,221 @@ static bool netns_own(void)
 	return true;
 }
 
-int main(int argc, char **argv)
+/* What a run of the differential test has seen so far. */
+struct diff_run {
+	struct hook hooks[HOOKS];
+	int flows_fd, cpu;
+	const char *prog;		/* argv[0], for the repro line */
+	size_t disagree, drops, mutated, runs, tc_short;
+	size_t names_compared, answers_cmp, resets_cmp, reqs_cmp;
+	struct bb_stats moved_any;	/* every counter any run moved, summed */
+};
+
+static const char *const kind_names[] = { "plain", "dns", "tls", "http", "quic", "syn" };
+
+/* The programs, the confirm mock's maps and ring, and this process on one CPU. */
+static bool diff_setup(struct diff_run *d)
 {
-	static const char *const kind_names[] = { "plain", "dns", "tls", "http", "quic", "syn" };
-	const char *np = getenv("BB_DIFF_PACKETS"), *only = getenv("BB_DIFF_PACKET");
-	const char *quick = getenv("BB_QUICK");
-	size_t n = np ? strtoul(np, NULL, 0) : quick && !strcmp(quick, "1") ? 20000 : 100000;
-	size_t i, disagree = 0, drops = 0, mutated = 0, by_kind[K_MAX] = { 0 }, only_i = 0;
-	size_t by_phase[N_PHASES] = { 0 }, answers_cmp = 0, resets_cmp = 0, reqs_cmp = 0;
-	struct bb_stats moved_any = { 0 };
-	struct bb_list list;
-	char msg[2048] = "";
-	struct hook hooks[HOOKS] = {
+	static const struct hook hooks[HOOKS] = {
 		{ "xdp", false, false, -1 }, { "tc ingress", true, false, -1 },
 		{ "tc egress", true, true, -1 },
 	};
-	size_t runs = 0, tc_short = 0, names_compared = 0, h, phase = (size_t)-1;
 	cpu_set_t one;
-	int cpu;
-	int flows_fd;
 
-	if (!harness_begin(argc, argv, "bloomblock differential BPF_PROG_TEST_RUN"))
-		return harness_end();
 	if (!ASSERT_TRUE(netns_own(), "a network namespace of its own, its loopback up"))
-		return harness_end();
+		return false;
 	if (!harness_load())
-		return harness_end();
-	hooks[0].fd = bpf_program__fd(harness.skel->progs.bloomblock_xdp);
-	hooks[1].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress);
-	hooks[2].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_egress);
-	flows_fd = bpf_map__fd(harness.skel->maps.flows);
+		return false;
+	memcpy(d->hooks, hooks, sizeof(hooks));
+	d->hooks[0].fd = bpf_program__fd(harness.skel->progs.bloomblock_xdp);
+	d->hooks[1].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress);
+	d->hooks[2].fd = bpf_program__fd(harness.skel->progs.bloomblock_tc_egress);
+	d->flows_fd = bpf_map__fd(harness.skel->maps.flows);
 	cm.confirmed_fd = bpf_map__fd(harness.skel->maps.confirmed);
 	cm.unlisted_fd = bpf_map__fd(harness.skel->maps.unlisted);
 	cm.daemon_fd = bpf_map__fd(harness.skel->maps.confirm_daemon);
 	cm.ring = ring_buffer__new(bpf_map__fd(harness.skel->maps.confirm_ring), ring_got, NULL,
 				   NULL);
 	/* one CPU, so the test runs and the scratch read are that CPU's */
-	cpu = sched_getcpu();
+	d->cpu = sched_getcpu();
 	CPU_ZERO(&one);
-	CPU_SET(cpu < 0 ? 0 : cpu, &one);
-	if (!ASSERT_TRUE(cpu >= 0 && !sched_setaffinity(0, sizeof(one), &one) && scratch_open() &&
-			 cm.ring, "pinned to one CPU; the scratch map's key and name_len found in "
-			 "the BTF; the confirm ring open"))
+	CPU_SET(d->cpu < 0 ? 0 : d->cpu, &one);
+	return ASSERT_TRUE(d->cpu >= 0 && !sched_setaffinity(0, sizeof(one), &one) &&
+			   scratch_open() && cm.ring, "pinned to one CPU; the scratch map's key "
+			   "and name_len found in the BTF; the confirm ring open");
+}
+
+/*
+ * The packet sent, checked against the reference's answer or reset, else the packet
+ * that came (an XDP reset carries the client's due in its metadata, before it:
+ * BB_RESET_META, then the segment's payload length).
+ */
+static void sent_compare(const struct diff_run *d, const struct gen *g, const struct ref *r,
+			 bool xdp, __u32 retval, const __u8 *out, __u32 out_len, char *msg,
+			 size_t size)
+{
+	const __u8 *sent = out;
+	__u32 sent_len = out_len;
+	long at;
+
+	if (xdp && r->d.tcp_reset && retval == XDP_PASS) {
+		struct ref_frame rf;
+		__u32 meta[2] = { 0, 0 };
+
+		if (out_len >= 8)
+			memcpy(meta, out, 8);
+		ref_parse(g->frame, g->len, &rf);
+		if (meta[0] != 0xbb7e5e70U || meta[1] != rf.payload_len)
+			appendf(msg, size, "the reset's metadata %#x %u, not BB_RESET_META %zu; ",
+				meta[0], meta[1], rf.payload_len);
+		sent += 8;
+		sent_len = out_len >= 8 ? out_len - 8 : 0;
+	}
+	at = r->out_len ? ref_differs(sent, sent_len, r->out, r->out_len, r->out_exact) :
+	     ref_differs(sent, sent_len, g->frame, g->len, true);
+	if (at < 0)
+		return;
+	appendf(msg, size, "the packet after it (%u bytes) differs from the reference's (%zu) "
+		"at byte %ld; ", sent_len, r->out_len ? r->out_len : g->len, at);
+	if (d->disagree < 5) {
+		printf("# sent:");
+		hexdump(sent, sent_len);
+		if (r->out_len) {
+			printf("# the reference's:");
+			hexdump(r->out, r->out_len);
+		}
+	}
+}
+
+/*
+ * Packet i (g) through hook hk and through the reference: what differs into msg. 1: run
+ * and compared; 0: a frame test runs refuse at tc (counted); -1: the test run failed.
+ */
+static int diff_one(struct diff_run *d, const struct phase *ph, const struct gen *g,
+		    size_t i, const struct hook *hk, char *msg, size_t size)
+{
+	struct walk w = { 0 };
+	struct ref r;
+	struct bb_stats delta, after;
+	__u8 copy[MAX_FRAME], out[MAX_FRAME + 64];
+	__u32 retval = 0, mark = 0, out_len = sizeof(out);
+	size_t s;
+
+	w.img = harness.img.blocks;
+	w.hdr = (const void *)&w.img[BB_HEADER_INDEX];
+	w.cfg = (const void *)&w.img[BB_CONFIG_INDEX];
+	w.ph = ph;
+	w.egress = hk->egress;
+	w.tc = hk->skb;
+	memcpy(copy, g->frame, g->len);
+	reference(&r, &w, copy, g->len);
+	memset(msg, 0, size);
+	memcpy(copy, g->frame, g->len);
+	cm.n_got = 0;
+	if (harness_read_stats(&delta) ||
+	    harness_run_out(hk->fd, hk->skb, copy, g->len, out, &out_len, &retval, &mark)) {
+		if (hk->skb && errno == EINVAL && short_ip(g->frame, g->len)) {
+			d->tc_short++;	/* test runs refuse it; tc sees one */
+			return 0;
+		}
+		tap_result(0, "BPF_PROG_TEST_RUN runs", "packet %zu at %s, %zu bytes: %s", i,
+			   hk->name, g->len, strerror(errno));
+		hexdump(g->frame, g->len);
+		return -1;
+	}
+	harness_read_stats(&after);
+	bb_stats_delta(&delta, &after, &delta);
+	if (r.pending || g->kind == K_TLS)
+		flows_clear(d->flows_fd);
+	if (ph->flags & BB_HDR_F_CONFIRM) {
+		int q;
+
+		ring_buffer__consume(cm.ring);
+		reqs_compare(&r, msg, size);
+		d->reqs_cmp += cm.n_got;
+		/* their pending marks gone: no packet waits on another's */
+		for (q = 0; q < cm.n_got && q < MAX_REQS; q++)
+			bpf_map_delete_elem(cm.unlisted_fd, &cm.got[q].ckey);
+	}
+	delta.lookups = r.d.lookups = 0;	/* the matcher counts no blocks read */
+	harness_stats_compare(&delta, &r.d, msg, size);
+	if (r.name_len) {
+		d->names_compared++;
+		scratch_agrees(&r, d->cpu, msg, size);
+	}
+	if (retval != r.ret)
+		appendf(msg, size, "verdict %d, the reference %d; ", (int)retval, (int)r.ret);
+	if (hk->skb && mark != r.mark)
+		appendf(msg, size, "mark %#x, the reference %#x; ", mark, r.mark);
+	sent_compare(d, g, &r, !hk->skb, retval, out, out_len, msg, size);
+	d->answers_cmp += r.out_len && r.d.dns_answered;
+	d->resets_cmp += r.out_len && r.d.tcp_reset;
+	for (s = 0; s < N_STATS; s++)
+		((__u64 *)&d->moved_any)[s] += ((__u64 *)&delta)[s];
+	d->drops += retval == (hk->skb ? TC_ACT_SHOT : XDP_DROP);
+	d->runs++;
+	return 1;
+}
+
+/* What the run covered: the packets by kind and phase, and every counter it moved. */
+static void diff_report(const struct diff_run *d, size_t packets, const size_t *by_kind,
+			const size_t *by_phase)
+{
+	const struct bb_stats *m = &d->moved_any;
+	size_t i;
+
+	printf("# %zu packets: %zu dns, %zu tls, %zu http, %zu quic, %zu syn, %zu plain; "
+	       "%zu mutated; %zu dropped\n", packets, by_kind[K_DNS], by_kind[K_TLS],
+	       by_kind[K_HTTP], by_kind[K_QUIC], by_kind[K_SYN], by_kind[K_PLAIN], d->mutated,
+	       d->drops);
+	for (i = 0; i < N_PHASES; i++)
+		printf("# phase %s: %zu packets\n", phases[i].name, by_phase[i]);
+	printf("# counters moved: packets %llu, truncated %llu, malformed %llu, non_ip %llu, "
+	       "vlan %llu, dns_queries %llu, dns_unparsed %llu, tls_hellos %llu, tls_unparsed "
+	       "%llu, tls_no_sni %llu, http_requests %llu, http_unparsed %llu, quic_initials %llu, "
+	       "allowed %llu, ip4_hits %llu, ip6_hits %llu, dns_hits %llu, tls_hits %llu, "
+	       "http_hits %llu\n",
+	       (unsigned long long)m->packets, (unsigned long long)m->truncated,
+	       (unsigned long long)m->malformed, (unsigned long long)m->non_ip,
+	       (unsigned long long)m->vlan, (unsigned long long)m->dns_queries,
+	       (unsigned long long)m->dns_unparsed, (unsigned long long)m->tls_hellos,
+	       (unsigned long long)m->tls_unparsed, (unsigned long long)m->tls_no_sni,
+	       (unsigned long long)m->http_requests, (unsigned long long)m->http_unparsed,
+	       (unsigned long long)m->quic_initials, (unsigned long long)m->allowed,
+	       (unsigned long long)m->ip4_hits, (unsigned long long)m->ip6_hits,
+	       (unsigned long long)m->dns_hits, (unsigned long long)m->tls_hits,
+	       (unsigned long long)m->http_hits);
+	printf("# ... ip_dst_hits %llu, url_hits %llu, flagged %llu, quic_dropped %llu, "
+	       "dns_answered %llu, tcp_reset %llu, tcp_reset_half %llu, answer_unfit %llu, "
+	       "confirm_requests %llu, unconfirmed %llu, unlisted %llu, daemon_down %llu\n",
+	       (unsigned long long)m->ip_dst_hits, (unsigned long long)m->url_hits,
+	       (unsigned long long)m->flagged, (unsigned long long)m->quic_dropped,
+	       (unsigned long long)m->dns_answered, (unsigned long long)m->tcp_reset,
+	       (unsigned long long)m->tcp_reset_half, (unsigned long long)m->answer_unfit,
+	       (unsigned long long)m->confirm_requests, (unsigned long long)m->unconfirmed,
+	       (unsigned long long)m->unlisted, (unsigned long long)m->daemon_down);
+	printf("# %zu extracted names compared byte for byte with the kernel's scratch; %zu DNS "
+	       "answers and %zu resets with the reference's; %zu confirmation requests\n",
+	       d->names_compared, d->answers_cmp, d->resets_cmp, d->reqs_cmp);
+	printf("# %zu test runs (every packet at XDP, tc ingress and tc egress; %zu at tc not "
+	       "run: test runs refuse a frame cut inside its IP header)\n", d->runs, d->tc_short);
+}
+
+int main(int argc, char **argv)
+{
+	const char *np = getenv("BB_DIFF_PACKETS"), *only = getenv("BB_DIFF_PACKET");
+	const char *quick = getenv("BB_QUICK");
+	size_t n = np ? strtoul(np, NULL, 0) : quick && !strcmp(quick, "1") ? 20000 : 100000;
+	size_t i, by_kind[K_MAX] = { 0 }, only_i = 0, by_phase[N_PHASES] = { 0 }, h;
+	size_t phase = (size_t)-1;
+	struct diff_run d = { .prog = argv[0] };
+	const struct bb_stats *m = &d.moved_any;
+	struct bb_list list;
+	char msg[2048] = "";
+
+	if (!harness_begin(argc, argv, "bloomblock differential BPF_PROG_TEST_RUN"))
+		return harness_end();
+	if (!diff_setup(&d))
 		return harness_end();
 	bb_list_init(&list);
 	if (only) {
@@ -1051,14 +1224,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++) {
 		const struct phase *ph = &phases[i / PHASE_PACKETS % N_PHASES];
-		struct walk w = { 0 };
 		struct gen g;
-		struct ref r;
-		struct bb_stats delta;
-		__u8 copy[MAX_FRAME], out[MAX_FRAME + 64];
-		__u32 retval = 0, mark = 0, out_len, sent_len;
-		const __u8 *sent;
-		size_t s;
 
 		build(&g, i);
 		mutate(&g);
@@ -1071,171 +1237,42 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		w.img = harness.img.blocks;
-		w.hdr = (const void *)&w.img[BB_HEADER_INDEX];
-		w.cfg = (const void *)&w.img[BB_CONFIG_INDEX];
-		w.ph = ph;
 		by_kind[g.kind]++;
 		by_phase[phase]++;
-		mutated += g.mutations > 0;
+		d.mutated += g.mutations > 0;
 		for (h = 0; h < HOOKS; h++) {
-			const struct hook *hk = &hooks[h];
-			long at;
+			int r = diff_one(&d, ph, &g, i, &d.hooks[h], msg, sizeof(msg));
 
-			w.egress = hk->egress;
-			w.tc = hk->skb;
-			memcpy(copy, g.frame, g.len);
-			reference(&r, &w, copy, g.len);
-			memset(msg, 0, sizeof(msg));
-			memcpy(copy, g.frame, g.len);
-			out_len = sizeof(out);
-			cm.n_got = 0;
-			if (harness_read_stats(&delta) ||
-			    harness_run_out(hk->fd, hk->skb, copy, g.len, out, &out_len, &retval,
-					    &mark)) {
-				if (hk->skb && errno == EINVAL && short_ip(g.frame, g.len)) {
-					tc_short++;	/* test runs refuse it; tc sees one */
-					continue;
-				}
-				tap_result(0, "BPF_PROG_TEST_RUN runs", "packet %zu at %s, %zu bytes: %s",
-					   i, hk->name, g.len, strerror(errno));
-				hexdump(g.frame, g.len);
+			if (r < 0)
 				goto out;
-			}
-			{
-				struct bb_stats after;
-
-				harness_read_stats(&after);
-				bb_stats_delta(&delta, &after, &delta);
-			}
-			if (r.pending || g.kind == K_TLS)
-				flows_clear(flows_fd);
-			if (ph->flags & BB_HDR_F_CONFIRM) {
-				int q;
-
-				ring_buffer__consume(cm.ring);
-				reqs_compare(&r, msg, sizeof(msg));
-				reqs_cmp += cm.n_got;
-				/* their pending marks gone: no packet waits on another's */
-				for (q = 0; q < cm.n_got && q < MAX_REQS; q++)
-					bpf_map_delete_elem(cm.unlisted_fd, &cm.got[q].ckey);
-			}
-			delta.lookups = r.d.lookups = 0;	/* the matcher counts no blocks read */
-			harness_stats_compare(&delta, &r.d, msg, sizeof(msg));
-			if (r.name_len) {
-				names_compared++;
-				scratch_agrees(&r, cpu, msg, sizeof(msg));
-			}
-			if (retval != r.ret)
-				appendf(msg, sizeof(msg), "verdict %d, the reference %d; ", (int)retval,
-					(int)r.ret);
-			if (hk->skb && mark != r.mark)
-				appendf(msg, sizeof(msg), "mark %#x, the reference %#x; ", mark, r.mark);
-			/* an XDP reset carries the client's due in its metadata, before it:
-			 * BB_RESET_META, then the segment's payload length */
-			sent = out;
-			sent_len = out_len;
-			if (!hk->skb && r.d.tcp_reset && retval == XDP_PASS) {
-				struct ref_frame rf;
-				__u32 meta[2] = { 0, 0 };
-
-				if (out_len >= 8)
-					memcpy(meta, out, 8);
-				ref_parse(g.frame, g.len, &rf);
-				if (meta[0] != 0xbb7e5e70U || meta[1] != rf.payload_len)
-					appendf(msg, sizeof(msg), "the reset's metadata %#x %u, not "
-						"BB_RESET_META %zu; ", meta[0], meta[1],
-						rf.payload_len);
-				sent += 8;
-				sent_len = out_len >= 8 ? out_len - 8 : 0;
-			}
-			/* the packet sent: the reference's answer or reset, else the one that came */
-			at = r.out_len ? ref_differs(sent, sent_len, r.out, r.out_len, r.out_exact) :
-			     ref_differs(sent, sent_len, g.frame, g.len, true);
-			if (at >= 0) {
-				appendf(msg, sizeof(msg), "the packet after it (%u bytes) differs from "
-					"the reference's (%zu) at byte %ld; ", sent_len,
-					r.out_len ? r.out_len : g.len, at);
-				if (disagree < 5) {
-					printf("# sent:");
-					hexdump(sent, sent_len);
-					if (r.out_len) {
-						printf("# the reference's:");
-						hexdump(r.out, r.out_len);
-					}
-				}
-			}
-			answers_cmp += r.out_len && r.d.dns_answered;
-			resets_cmp += r.out_len && r.d.tcp_reset;
-			for (s = 0; s < N_STATS; s++)
-				((__u64 *)&moved_any)[s] += ((__u64 *)&delta)[s];
-			drops += retval == (hk->skb ? TC_ACT_SHOT : XDP_DROP);
-			runs++;
-			if (!msg[0])
+			if (!r || !msg[0])
 				continue;
-			if (++disagree <= 5) {
+			if (++d.disagree <= 5) {
 				printf("# packet %zu at %s, %s (%s, %s, %d mutations, %zu bytes) "
-				       "disagrees: %s", i, hk->name, ph->name, kind_names[g.kind],
-				       g.v6 ? "IPv6" : "IPv4", g.mutations, g.len, msg);
+				       "disagrees: %s", i, d.hooks[h].name, ph->name,
+				       kind_names[g.kind], g.v6 ? "IPv6" : "IPv4", g.mutations, g.len,
+				       msg);
 				hexdump(g.frame, g.len);
 				printf("# repro: BB_TEST_SEED=0x%llx BB_DIFF_PACKET=%zu %s\n",
-				       (unsigned long long)harness.rng_seed, i, argv[0]);
+				       (unsigned long long)harness.rng_seed, i, d.prog);
 			}
 		}
 	}
 out:
 	daemon_beat(false);
-	printf("# %zu packets: %zu dns, %zu tls, %zu http, %zu quic, %zu syn, %zu plain; "
-	       "%zu mutated; %zu dropped\n", n - (only ? only_i : 0), by_kind[K_DNS],
-	       by_kind[K_TLS], by_kind[K_HTTP], by_kind[K_QUIC], by_kind[K_SYN], by_kind[K_PLAIN],
-	       mutated, drops);
-	for (i = 0; i < N_PHASES; i++)
-		printf("# phase %s: %zu packets\n", phases[i].name, by_phase[i]);
-	printf("# counters moved: packets %llu, truncated %llu, malformed %llu, non_ip %llu, "
-	       "vlan %llu, dns_queries %llu, dns_unparsed %llu, tls_hellos %llu, tls_unparsed "
-	       "%llu, tls_no_sni %llu, http_requests %llu, http_unparsed %llu, quic_initials %llu, "
-	       "allowed %llu, ip4_hits %llu, ip6_hits %llu, dns_hits %llu, tls_hits %llu, "
-	       "http_hits %llu\n",
-	       (unsigned long long)moved_any.packets, (unsigned long long)moved_any.truncated,
-	       (unsigned long long)moved_any.malformed, (unsigned long long)moved_any.non_ip,
-	       (unsigned long long)moved_any.vlan, (unsigned long long)moved_any.dns_queries,
-	       (unsigned long long)moved_any.dns_unparsed, (unsigned long long)moved_any.tls_hellos,
-	       (unsigned long long)moved_any.tls_unparsed, (unsigned long long)moved_any.tls_no_sni,
-	       (unsigned long long)moved_any.http_requests,
-	       (unsigned long long)moved_any.http_unparsed,
-	       (unsigned long long)moved_any.quic_initials, (unsigned long long)moved_any.allowed,
-	       (unsigned long long)moved_any.ip4_hits, (unsigned long long)moved_any.ip6_hits,
-	       (unsigned long long)moved_any.dns_hits, (unsigned long long)moved_any.tls_hits,
-	       (unsigned long long)moved_any.http_hits);
-	printf("# ... ip_dst_hits %llu, url_hits %llu, flagged %llu, quic_dropped %llu, "
-	       "dns_answered %llu, tcp_reset %llu, tcp_reset_half %llu, answer_unfit %llu, "
-	       "confirm_requests %llu, unconfirmed %llu, unlisted %llu, daemon_down %llu\n",
-	       (unsigned long long)moved_any.ip_dst_hits, (unsigned long long)moved_any.url_hits,
-	       (unsigned long long)moved_any.flagged, (unsigned long long)moved_any.quic_dropped,
-	       (unsigned long long)moved_any.dns_answered, (unsigned long long)moved_any.tcp_reset,
-	       (unsigned long long)moved_any.tcp_reset_half,
-	       (unsigned long long)moved_any.answer_unfit,
-	       (unsigned long long)moved_any.confirm_requests,
-	       (unsigned long long)moved_any.unconfirmed, (unsigned long long)moved_any.unlisted,
-	       (unsigned long long)moved_any.daemon_down);
-	printf("# %zu extracted names compared byte for byte with the kernel's scratch; %zu DNS "
-	       "answers and %zu resets with the reference's; %zu confirmation requests\n",
-	       names_compared, answers_cmp, resets_cmp, reqs_cmp);
-	printf("# %zu test runs (every packet at XDP, tc ingress and tc egress; %zu at tc not "
-	       "run: test runs refuse a frame cut inside its IP header)\n", runs, tc_short);
-	tap_result(!disagree, "differential: the kernel programs (XDP, tc ingress, tc egress) and "
-		   "their userspace build agree on every packet's verdict, counters, name, packet "
-		   "sent and confirmation requests", "%zu of %zu runs disagree", disagree, runs);
-	tap_result(only || (drops > n / 20 && mutated > n / 3 && moved_any.allowed &&
-			    moved_any.truncated && moved_any.malformed && moved_any.tls_hits &&
-			    moved_any.dns_hits && moved_any.http_hits && moved_any.dns_unparsed &&
-			    moved_any.tls_unparsed && moved_any.ip_dst_hits && moved_any.url_hits &&
-			    moved_any.flagged && moved_any.quic_dropped && moved_any.dns_answered &&
-			    moved_any.tcp_reset && moved_any.answer_unfit &&
-			    moved_any.confirm_requests && moved_any.unlisted &&
-			    moved_any.daemon_down),
+	diff_report(&d, n - (only ? only_i : 0), by_kind, by_phase);
+	tap_result(!d.disagree, "differential: the kernel programs (XDP, tc ingress, tc egress) "
+		   "and their userspace build agree on every packet's verdict, counters, name, "
+		   "packet sent and confirmation requests", "%zu of %zu runs disagree", d.disagree,
+		   d.runs);
+	tap_result(only || (d.drops > n / 20 && d.mutated > n / 3 && m->allowed &&
+			    m->truncated && m->malformed && m->tls_hits && m->dns_hits &&
+			    m->http_hits && m->dns_unparsed && m->tls_unparsed && m->ip_dst_hits &&
+			    m->url_hits && m->flagged && m->quic_dropped && m->dns_answered &&
+			    m->tcp_reset && m->answer_unfit && m->confirm_requests && m->unlisted &&
+			    m->daemon_down),
 		   "differential: the packets reach every verdict and every parser's, answer's "
-		   "and confirmation's outcome", "%zu dropped, %zu mutated", drops, mutated);
+		   "and confirmation's outcome", "%zu dropped, %zu mutated", d.drops, d.mutated);
 	ring_buffer__free(cm.ring);
 	bb_list_free(&list);
 	return harness_end();
