@@ -13,7 +13,7 @@ ARCH		:= $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 
 PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicrohttpd inih libsystemd libcurl \
-		   libcap
+		   libcap libxdp
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
 		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))

@@ -380,6 +380,9 @@ struct bb_confirm_daemon {
 #define BB_PIN_URL_XDP		"url_xdp"	/* one slot: the XDP URL program */
 #define BB_PIN_URL_TC		"url_tc"
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
+/* An XDP attachment made through libxdp (load --xdp-attach): the program libxdp loaded,
+ * pinned as PREFIX + interface name + ":" + the network namespace's inode */
+#define BB_PIN_LIBXDP_PREFIX	"libxdp_xdp_"
 /* A tc attachment's record: its program pinned again as PREFIX + interface name + ":" + the
  * network namespace's inode (a tc filter is no link: nothing else says where it is) */
 #define BB_PIN_TC_INGRESS_PREFIX "tc_ingress_"

@@ -8,7 +8,7 @@ packages=(
 	# build
 	make gcc binutils clang llvm pkg-config libbpf-dev libelf-dev zlib1g-dev libxxhash-dev
 	libjansson-dev libidn2-dev bpftool liblzma-dev libzstd-dev libpcap-dev libmicrohttpd-dev
-	libinih-dev libsystemd-dev libcurl4-openssl-dev libcap-dev
+	libinih-dev libsystemd-dev libcurl4-openssl-dev libcap-dev libxdp-dev
 	libclang-rt-14-dev	# make fuzz: clang's libFuzzer and sanitizer runtimes
 	systemd	# systemd-analyze verify on the unit
 	cppcheck clang-tidy	# make lint

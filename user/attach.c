@@ -26,6 +26,7 @@
 
 #include "attach.h"
 #include "common.h"
+#include "xdp_libxdp.h"
 
 unsigned long long bb_netns_id(void)
 {
@@ -48,6 +49,18 @@ static int link_pin_name(char *buf, size_t size, const char *ifname)
 	int n = snprintf(buf, size, "%s%s:%llu", BB_PIN_LINK_PREFIX, ifname, bb_netns_id());
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* A libxdp attachment's pin: libxdp_xdp_IFNAME:NETNS, in pin_dir. */
+static int libxdp_pin_path(char *buf, size_t size, const char *pin_dir, const char *ifname)
+{
+	char name[80];
+	int n = snprintf(name, sizeof(name), "%s%s:%llu", BB_PIN_LIBXDP_PREFIX, ifname,
+			 bb_netns_id());
+
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return -ENAMETOOLONG;
+	return bb_pin_path(buf, size, pin_dir, name);
 }
 
 /* This namespace's pin for ifname: the one that exists (a pin from before too). */
@@ -391,6 +404,8 @@ int bb_attached(const char *pin_dir, const char *ifname)
 {
 	char path[512];
 
+	if (!libxdp_pin_path(path, sizeof(path), pin_dir, ifname) && !access(path, F_OK))
+		return 1;
 	if (link_pin_path(path, sizeof(path), pin_dir, ifname))
 		return 0;
 	return access(path, F_OK) == 0;
@@ -601,25 +616,36 @@ void bb_xdp_reset_ensure(const struct bb_instance *inst, const char *ifname, int
 		pr_info("%s: the reset helper was missing at tc ingress: attached again\n", ifname);
 }
 
-int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
-	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force)
+/* Our program attached to ifindex by a bpf_link (auto: native, else generic): its fd. */
+static int link_attach(int prog_fd, int ifindex, enum bb_xdp_mode mode, enum bb_xdp_mode *used)
 {
-	struct foreign f;
-	char path[512];
-	int fd = -EINVAL, err;
+	int fd = -EINVAL;
 
-	err = link_pin_path(path, sizeof(path), inst->pin_dir, ifname);
-	if (err)
-		return err;
 	if (mode == BB_XDP_AUTO || mode == BB_XDP_NATIVE) {
-		fd = link_create(inst->prog_fd, ifindex, XDP_FLAGS_DRV_MODE);
+		fd = link_create(prog_fd, ifindex, XDP_FLAGS_DRV_MODE);
 		*used = BB_XDP_NATIVE;
 	}
 	if (fd < 0 && (mode == BB_XDP_GENERIC || (mode == BB_XDP_AUTO && fd != -EBUSY &&
 						   fd != -EEXIST))) {
-		fd = link_create(inst->prog_fd, ifindex, XDP_FLAGS_SKB_MODE);
+		fd = link_create(prog_fd, ifindex, XDP_FLAGS_SKB_MODE);
 		*used = BB_XDP_GENERIC;
 	}
+	return fd;
+}
+
+int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
+	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force, bool libxdp)
+{
+	struct foreign f;
+	char path[512];
+	int fd, err;
+
+	err = libxdp ? libxdp_pin_path(path, sizeof(path), inst->pin_dir, ifname) :
+	      link_pin_path(path, sizeof(path), inst->pin_dir, ifname);
+	if (err)
+		return err;
+	fd = libxdp ? bb_libxdp_attach(inst->prog_fd, ifindex, mode, used) :
+	     link_attach(inst->prog_fd, ifindex, mode, used);
 	if ((fd == -EBUSY || fd == -EEXIST) && !foreign_of(ifindex, ifname, &f)) {
 		if (!force) {
 			foreign_say(ifname, &f);
@@ -627,20 +653,25 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 		}
 		if (foreign_detach(ifindex, ifname, &f))
 			return -EBUSY;
-		return bb_attach(inst, ifname, ifindex, mode, used, false);
+		return bb_attach(inst, ifname, ifindex, mode, used, false, libxdp);
 	}
 	if (fd < 0) {
 		if (fd == -EBUSY || fd == -EEXIST)
 			pr_err("%s already has an XDP program bloomblock did not attach, which it "
 			       "cannot name\n", ifname);
 		else
-			pr_err("cannot attach XDP to %s: %s\n", ifname, strerror(-fd));
+			pr_err("cannot attach XDP to %s%s: %s\n", ifname,
+			       libxdp ? " through libxdp" : "", strerror(-fd));
 		return fd;
 	}
 	if (bpf_obj_pin(fd, path)) {
 		err = -errno;
-		pr_err("cannot pin the link at %s: %s\n", path, strerror(-err));
-		bpf_link_detach(fd);
+		pr_err("cannot pin the %s at %s: %s\n", libxdp ? "program" : "link", path,
+		       strerror(-err));
+		if (libxdp)
+			bb_libxdp_detach(fd, ifindex);
+		else
+			bpf_link_detach(fd);
 		close(fd);
 		return err;
 	}
@@ -652,6 +683,7 @@ int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
 /* The reset helper beside an XDP attachment, detached (bb_in_netns()'s fn). */
 struct reset_off {
 	const char *pin_dir, *ifname;
+	const char *path;	/* a libxdp attachment's pin */
 };
 
 static int reset_off_here(void *arg)
@@ -662,21 +694,58 @@ static int reset_off_here(void *arg)
 	return 0;
 }
 
+/*
+ * The program of libxdp attachment's pin (path) detached from ifname, of this
+ * namespace, by libxdp, and the pin removed. Not attached there any more (the
+ * interface gone, and the program with it): the pin is removed all the same.
+ */
+static int libxdp_detach_pin(const char *path, const char *ifname)
+{
+	int fd = bpf_obj_get(path), err = 0;
+
+	if (fd >= 0) {
+		err = bb_libxdp_detach(fd, (int)if_nametoindex(ifname));
+		close(fd);
+		if (err == -ENOENT)
+			err = 0;
+	}
+	if (err) {
+		pr_err("libxdp cannot detach bloomblock from %s: %s\n", ifname, strerror(-err));
+		return err;
+	}
+	return unlink(path) ? -errno : 0;
+}
+
+static int libxdp_off_here(void *arg)
+{
+	const struct reset_off *r = arg;
+
+	xdp_reset_detach(r->pin_dir, (int)if_nametoindex(r->ifname));
+	return libxdp_detach_pin(r->path, r->ifname);
+}
+
 int bb_detach_pin(const char *pin_dir, const struct bb_attachment *a)
 {
-	struct reset_off r = { pin_dir, a->ifname };
+	struct reset_off r = { pin_dir, a->ifname, NULL };
 	char path[512];
 	int fd, err;
 
 	if (!a->elsewhere)
 		return bb_detach(pin_dir, a->ifname);
+	err = bb_pin_path(path, sizeof(path), pin_dir, a->pin);
+	if (err)
+		return err;
+	if (a->libxdp) {
+		/* detached there by libxdp; a namespace that cannot be entered is gone,
+		 * and its interfaces' programs with it */
+		r.path = path;
+		err = bb_in_netns(a->netns, libxdp_off_here, &r);
+		return err == -ENOENT ? (unlink(path) ? -errno : 0) : err;
+	}
 	/* another namespace's: its link goes with the pin; its tc reset helper is
 	 * detached there, when that namespace can be entered (else it is gone, and
 	 * the helper with it) */
 	bb_in_netns(a->netns, reset_off_here, &r);
-	err = bb_pin_path(path, sizeof(path), pin_dir, a->pin);
-	if (err)
-		return err;
 	fd = bpf_obj_get(path);
 	if (fd >= 0) {
 		bpf_link_detach(fd);
@@ -690,10 +759,12 @@ int bb_detach(const char *pin_dir, const char *ifname)
 	char path[512];
 	int fd, err = 0;
 
+	xdp_reset_detach(pin_dir, (int)if_nametoindex(ifname));
+	if (!libxdp_pin_path(path, sizeof(path), pin_dir, ifname) && !access(path, F_OK))
+		return libxdp_detach_pin(path, ifname);
 	err = link_pin_path(path, sizeof(path), pin_dir, ifname);
 	if (err)
 		return err;
-	xdp_reset_detach(pin_dir, (int)if_nametoindex(ifname));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -758,6 +829,80 @@ static int tc_records(const char *pin_dir, struct bb_attachment *out, int count,
 	return count;
 }
 
+/* A libxdp record's interface, in its namespace (bb_in_netns()): where our program runs. */
+struct libxdp_where {
+	const char *path;
+	struct bb_attachment *a;
+};
+
+static int libxdp_where_is(void *arg)
+{
+	struct libxdp_where *w = arg;
+	struct bb_attachment *a = w->a;
+	struct bb_libxdp_place at;
+	int fd = bpf_obj_get(w->path);
+
+	a->ifindex = (int)if_nametoindex(a->ifname);
+	if (fd < 0)
+		return -errno;
+	if (bb_libxdp_where(fd, a->ifindex, &at)) {
+		a->ifindex = 0;		/* not attached there any more: gone */
+	} else {
+		a->mode = at.mode;
+		a->dispatcher = at.dispatcher;
+		a->programs = at.programs;
+		a->prio = at.prio;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The XDP attachments made through libxdp, by their pins, into out[count ..]: the new count. */
+static int libxdp_records(const char *pin_dir, struct bb_attachment *out, int count, int max)
+{
+	size_t prefix = strlen(BB_PIN_LIBXDP_PREFIX);
+	DIR *dir = opendir(pin_dir);
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir)) && count < max) {
+		struct bb_attachment *a = &out[count];
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		char path[512], *colon;
+		struct libxdp_where w = { path, a };
+		int fd;
+
+		if (strncmp(de->d_name, BB_PIN_LIBXDP_PREFIX, prefix) ||
+		    strlen(de->d_name) >= sizeof(a->pin) ||
+		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+			continue;
+		memset(a, 0, sizeof(*a));
+		a->hook = BB_HOOK_XDP;
+		a->libxdp = true;
+		memcpy(a->pin, de->d_name, strlen(de->d_name) + 1);
+		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + prefix);
+		colon = strrchr(a->ifname, ':');
+		if (!colon)
+			continue;	/* not a name bloomblock makes */
+		*colon = '\0';
+		a->netns = strtoull(colon + 1, NULL, 10);
+		a->elsewhere = a->netns != bb_netns_id();
+		fd = bpf_obj_get(path);
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			a->prog_id = info.id;
+		if (fd >= 0)
+			close(fd);
+		/* asked where it is; a namespace that cannot be entered is gone */
+		if (bb_in_netns(a->netns, libxdp_where_is, &w))
+			a->ifindex = 0;
+		count++;
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
 int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 {
 	size_t prefix = strlen(BB_PIN_LINK_PREFIX);
@@ -805,6 +950,7 @@ int bb_attachments(const char *pin_dir, struct bb_attachment *out, int max)
 		count++;
 	}
 	closedir(dir);
+	count = libxdp_records(pin_dir, out, count, max);
 
 	/* tc filters: by their records (this namespace's and others'), then asked of every
 	 * interface of this namespace for one no record names (attached before records) */

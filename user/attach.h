@@ -44,9 +44,13 @@ struct bb_attachment {
 	bool elsewhere;		/* another network namespace's interface */
 	int ifindex;		/* 0 when the interface is gone (in its namespace: a tc
 				 * filter of another's is asked there) */
-	__u32 link_id;
+	__u32 link_id;		/* 0 for one made through libxdp */
 	__u32 prog_id;
 	enum bb_xdp_mode mode;	/* as the kernel reports it; BB_XDP_AUTO: unknown */
+	bool libxdp;		/* XDP through libxdp (its pin: BB_PIN_LIBXDP_PREFIX) */
+	bool dispatcher;	/* ... in libxdp's dispatcher (false: alone, its fallback) */
+	int programs;		/* ... the dispatcher's programs, ours among them */
+	unsigned int prio;	/* ... our run priority there */
 };
 
 const char *bb_xdp_mode_name(enum bb_xdp_mode mode);
@@ -59,14 +63,22 @@ unsigned long long bb_netns_id(void);
 int bb_detach_pin(const char *pin_dir, const struct bb_attachment *a);
 /* Is ifname (of this network namespace) attached by this instance? */
 int bb_attached(const char *pin_dir, const char *ifname);
+/* How load attaches at XDP (--xdp-attach). */
+enum bb_xdp_attach {
+	BB_XDP_ATTACH_AUTO,	/* libxdp where the kernel allows freplace, else a link */
+	BB_XDP_ATTACH_LINK,	/* a bpf_link of our own, pinned */
+	BB_XDP_ATTACH_LIBXDP,	/* libxdp: its dispatcher, or alone in its fallback */
+};
+
 /*
- * Attach the instance's program to ifname and pin the link. *used says which mode.
- * An XDP program bloomblock did not attach is never replaced: -EBUSY, said with the
- * program (id, name) and how to remove it for the way it is attached; unless force,
- * which detaches it first (said too).
+ * Attach the instance's program to ifname: a pinned bpf_link, or (libxdp) a copy
+ * libxdp loads and attaches, pinned (xdp_libxdp.h). *used says which mode. An XDP
+ * program bloomblock did not attach is never replaced (nor one libxdp cannot share
+ * the hook with): -EBUSY, said with the program (id, name) and how to remove it for
+ * the way it is attached; unless force, which detaches it first (said too).
  */
 int bb_attach(const struct bb_instance *inst, const char *ifname, int ifindex,
-	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force);
+	      enum bb_xdp_mode mode, enum bb_xdp_mode *used, bool force, bool libxdp);
 /*
  * With it, at tc ingress: the reset helper (BB_TC_PRIORITY_XDP_RESET), attached when
  * the instance has one; its program id on ifindex, 0 when there is none.

@@ -449,6 +449,7 @@ static int attach_iface(struct load_run *run, int i)
 	const struct load_opts *o = run->o;
 	enum bb_xdp_mode used, now;
 	int egress, err;
+	bool libxdp;
 
 	for (egress = 0; egress < 2; egress++) {
 		if (!o->targets.hooks[egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS])
@@ -477,13 +478,16 @@ static int attach_iface(struct load_run *run, int i)
 		bb_xdp_reset_ensure(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i]);
 		return 0;
 	}
+	libxdp = o->xdp_attach == BB_XDP_ATTACH_LIBXDP ||
+		 (o->xdp_attach == BB_XDP_ATTACH_AUTO && bb_xdp_dispatcher_works());
 	err = bb_attach(&run->ij.inst, o->targets.ifnames[i], o->targets.ifindexes[i],
-			(enum bb_xdp_mode)o->xdp_mode, &used, o->force);
+			(enum bb_xdp_mode)o->xdp_mode, &used, o->force, libxdp);
 	if (err)
 		return err;
 	run->attached_now[i] = true;
-	pr_info("%s: attached (%s XDP)\n", o->targets.ifnames[i], bb_xdp_mode_name(used));
-	bb_xdp_compat_save();	/* for status: a plain link, and whether the dispatcher could be */
+	pr_info("%s: attached (%s XDP%s)\n", o->targets.ifnames[i], bb_xdp_mode_name(used),
+		libxdp ? ", through libxdp" : "");
+	bb_xdp_compat_save(libxdp);	/* for status: how, and whether the dispatcher can be */
 	return 0;
 }
 

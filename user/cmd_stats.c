@@ -693,15 +693,21 @@ static void status_json(const struct status_view *v)
 	json_t *ifaces = json_array();
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:b}",
+		json_array_append_new(ifaces, json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:I, "
+							"s:b, s:b, s:i, s:i}",
 			"ifname", att[i].ifname, "ifindex", att[i].ifindex,
 			"hook", bb_hook_name(att[i].hook),
 			"xdp_mode", att[i].hook == BB_HOOK_XDP ?
 				    bb_xdp_mode_name(att[i].mode) : "none",
+			"attach", att[i].hook != BB_HOOK_XDP ? "tc" : att[i].libxdp ?
+				  "libxdp" : "bpf_link",
 			"link_id", (json_int_t)att[i].link_id,
 			"prog_id", (json_int_t)att[i].prog_id,
 			"netns", (json_int_t)(att[i].netns ? att[i].netns : bb_netns_id()),
-			"other_netns", att[i].elsewhere));
+			"other_netns", att[i].elsewhere,
+			"libxdp_dispatcher", att[i].dispatcher,
+			"libxdp_programs", att[i].programs,
+			"libxdp_run_prio", (int)att[i].prio));
 	json_t *j = json_pack("{s:s, s:o, s:{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:f, "
 				"s:o, s:o}}",
 		"pin_dir", bb_opts.pin_dir, "interfaces", ifaces,
@@ -766,6 +772,25 @@ static void status_json(const struct status_view *v)
 	(void)cfg;
 }
 
+/* status: an XDP attachment made through libxdp (this namespace's). */
+static void libxdp_text(const struct bb_attachment *a)
+{
+	if (!a->ifindex) {
+		printf("interface    %s (xdp, through libxdp, prog %u) - gone: the interface, or "
+		       "the program detached by another tool; unload forgets it\n", a->ifname,
+		       a->prog_id);
+		return;
+	}
+	if (a->dispatcher)
+		printf("interface    %s (ifindex %d, xdp %s, libxdp's dispatcher: run priority "
+		       "%u, %d program%s in all, prog %u)\n", a->ifname, a->ifindex,
+		       bb_xdp_mode_name(a->mode), a->prio, a->programs, a->programs == 1 ? "" : "s",
+		       a->prog_id);
+	else
+		printf("interface    %s (ifindex %d, xdp %s, through libxdp, alone, prog %u)\n",
+		       a->ifname, a->ifindex, bb_xdp_mode_name(a->mode), a->prog_id);
+}
+
 /* status: the attachments, the filter, the allowlist, the state, the guard. */
 /* One line an attachment: this namespace's, or another's, said as such. */
 static void interfaces_text(const struct bb_attachment *att, int n)
@@ -792,6 +817,10 @@ static void interfaces_text(const struct bb_attachment *att, int n)
 			printf("interface    %s (%s) - %s; load attaches it again, unload forgets "
 			       "it\n", att[i].ifname, bb_hook_name(att[i].hook), att[i].ifindex ?
 			       "its filter is gone (removed by hand?)" : "interface gone");
+			continue;
+		}
+		if (att[i].libxdp) {
+			libxdp_text(&att[i]);
 			continue;
 		}
 		printf("interface    %s (ifindex %d, %s%s%s, link %u, prog %u)%s\n", att[i].ifname,

@@ -52,6 +52,7 @@ __u64 load_entries_read(const struct bb_list_counts *c);
 struct load_opts {
 	struct bb_targets targets;	/* -i, --hook; no hook given: xdp */
 	int xdp_mode;			/* enum bb_xdp_mode */
+	int xdp_attach;			/* enum bb_xdp_attach: --xdp-attach */
 	int mode;			/* 0 drop, 1 flag, 2 confirm */
 	int daemon_down;		/* confirm mode: 0 pass, 1 drop */
 	int answer;			/* 0 drop, 1 reject, 2 sinkhole (DNS, at XDP) */

@@ -17,6 +17,7 @@ static const char *const mode_words[] = { "drop", "flag", "confirm", NULL };
 static const char *const down_words[] = { "pass", "drop", NULL };
 static const char *const answer_words[] = { "drop", "reject", "sinkhole", NULL };
 static const char *const xdp_mode_words[] = { "auto", "native", "generic", NULL };
+static const char *const xdp_attach_words[] = { "auto", "link", "libxdp", NULL };
 static const char *const addr_words[] = { "peer", "both", NULL };
 static const char *const stream_words[] = { "auto", "always", "never", NULL };
 
@@ -247,6 +248,11 @@ static const struct bb_option load_options[] = {
 	  NULL },
 	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
 	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
+	{ "xdp-attach", 0, "HOW", "auto (default: through libxdp's dispatcher where the\n"
+	  "kernel allows freplace, beside other libxdp programs; else a\n"
+	  "bpf_link), link (a bpf_link of its own), libxdp (libxdp, which\n"
+	  "attaches it alone where the kernel refuses freplace)", bb_opt_choice,
+	  F(xdp_attach), NG, xdp_attach_words },
 	{ "force", 0, NULL, "replace an XDP program bloomblock did not attach (default:\n"
 	  "refused, naming it and how to remove it)", bb_opt_flag, F(force), NG, NULL },
 	{ "addr", 0, "WHICH", "peer (default: the source at ingress, the destination\n"

@@ -27,6 +27,23 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return bb_opts.debug ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/* The probe, once a process: its answer and why. */
+static bool probed, probe_ok;
+static char probe_why[256];
+
+static bool probe_once(void)
+{
+	if (!probed)
+		probe_ok = bb_xdp_freplace_probe(probe_why, sizeof(probe_why));
+	probed = true;
+	return probe_ok;
+}
+
+bool bb_xdp_dispatcher_works(void)
+{
+	return probe_once();
+}
+
 bool bb_xdp_freplace_probe(char *why, size_t size)
 {
 	libbpf_print_fn_t was = libbpf_set_print(quiet_print);
@@ -53,12 +70,12 @@ bool bb_xdp_freplace_probe(char *why, size_t size)
 	return !err;
 }
 
-void bb_xdp_compat_save(void)
+void bb_xdp_compat_save(bool libxdp)
 {
-	char path[512], why[256] = "";
-	bool ok = bb_xdp_freplace_probe(why, sizeof(why));
-	json_t *j = json_pack("{s:s, s:b, s:s, s:I}", "attach", "bpf_link", "freplace", ok,
-			      "why", why, "probed", (json_int_t)time(NULL));
+	char path[512];
+	bool ok = probe_once();
+	json_t *j = json_pack("{s:s, s:b, s:s, s:I}", "attach", libxdp ? "libxdp" : "bpf_link",
+			      "freplace", ok, "why", probe_why, "probed", (json_int_t)time(NULL));
 
 	if (j && !bb_state_path(path, sizeof(path), BB_STATE_XDP)) {
 		int err = bb_json_write(j, path, 0);
@@ -77,14 +94,20 @@ const char *bb_xdp_compat_text(char *buf, size_t size)
 	buf[0] = '\0';
 	if (bb_state_path(path, sizeof(path), BB_STATE_XDP) || !(j = json_load_file(path, 0, NULL)))
 		return buf;
+	bool libxdp = !strcmp(json_string_value(json_object_get(j, "attach")) ?: "", "libxdp");
+	const char *why = json_string_value(json_object_get(j, "why")) ?: "?";
+
 	if (json_is_true(json_object_get(j, "freplace")))
-		snprintf(buf, size, "a plain bpf_link; this kernel allows freplace, so libxdp's "
-			 "dispatcher could share the hook, but bloomblock does not attach through "
-			 "it yet");
+		snprintf(buf, size, libxdp ? "through libxdp's dispatcher: this kernel allows "
+			 "freplace, and other libxdp programs share the hook (xdp-loader status)" :
+			 "a plain bpf_link (--xdp-attach link); this kernel allows freplace, so "
+			 "libxdp's dispatcher could share the hook (--xdp-attach auto)");
+	else if (libxdp)
+		snprintf(buf, size, "through libxdp, alone: %s, so libxdp attaches one program "
+			 "without its dispatcher, and no other can share the hook", why);
 	else
 		snprintf(buf, size, "a plain bpf_link, not libxdp's dispatcher: %s (so no "
-			 "other program can share the hook through it)",
-			 json_string_value(json_object_get(j, "why")) ?: "?");
+			 "other program can share the hook through it)", why);
 	json_decref(j);
 	return buf;
 }

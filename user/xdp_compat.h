@@ -16,8 +16,10 @@
  * true when the kernel takes both; else false with its refusal in why.
  */
 bool bb_xdp_freplace_probe(char *why, size_t size);
-/* Record how load attached at XDP (a plain bpf_link) and what the probe found. */
-void bb_xdp_compat_save(void);
+/* The probe's answer, asked once a process: may libxdp's dispatcher work here? */
+bool bb_xdp_dispatcher_works(void);
+/* Record how load attached at XDP (a plain bpf_link, or libxdp) and what the probe found. */
+void bb_xdp_compat_save(bool libxdp);
 /* status: the recorded line ("" when none) and its JSON ({} when none). */
 const char *bb_xdp_compat_text(char *buf, size_t size);
 

@@ -10,3 +10,8 @@
 	     key = json_object_iter_key(json_object_iter_next(object, json_object_key_to_iter(key))))
 #define json_array_foreach(array, index, value) \
 	for (index = 0; index < json_array_size(array) && (value = json_array_get(array, index)); index++)
+#define bpf_object__for_each_program(pos, obj) \
+	for ((pos) = bpf_object__next_program((obj), NULL); (pos); \
+	     (pos) = bpf_object__next_program((obj), (pos)))
+#define bpf_object__for_each_map(pos, obj) \
+	for ((pos) = bpf_object__next_map((obj), NULL); (pos); (pos) = bpf_object__next_map((obj), (pos)))

@@ -180,13 +180,97 @@ if command -v xdp-loader >/dev/null; then
 else
 	tap_skip "the probe agrees with libxdp" "xdp-loader not installed (xdp-tools)"
 fi
+# ---- --xdp-attach libxdp: libxdp loads and attaches bloomblock_xdp ---------------------------
+# xdp_loader_progs: how many of bloomblock's and xdp-filter's programs xdp-loader status
+# lists on bbd0 (alone, or in the dispatcher)
+xdp_loader_progs() { in_dut_bpffs xdp-loader status bbd0 | grep -cE ' (bloomblock_xdp|xdpfilt_[a-z_]+) '; }
+libxdp_pins() { find "$BB_PIN_DIR" -maxdepth 1 -name 'libxdp_xdp_*' 2>/dev/null | wc -l; }
+if [ "$freplace" = true ]; then where="libxdp's dispatcher"; else where="alone"; fi
+run bb load "$LIST" -i bbd0 --xdp-attach libxdp
+check_rc "load --xdp-attach libxdp -i bbd0 exits 0" 0
+check_match "... attached through libxdp" 'bbd0: attached \(native XDP, through libxdp\)' "$out$err"
+check_no_match "... and libbpf's refusals of libxdp's own probe are not said" 'libbpf: ' "$err"
+expect_blocked "through libxdp: the listed source is dropped" 198.51.100.2 $V4
+expect_pass "through libxdp: an unlisted one passes" 198.51.100.3 $V4
+check_eq "one libxdp pin in the pin dir (the attachment's record)" "$(libxdp_pins)" 1
+run bb status -j
+prog=$(jq -r '.interfaces[] | select(.hook == "xdp") | .prog_id' <<<"$out")
+check_eq "status -j: the XDP attachment is libxdp's" \
+	"$(jq -r '.interfaces[] | select(.hook == "xdp") | .attach' <<<"$out")" libxdp
+check_eq "status -j: in the dispatcher exactly where this kernel allows freplace" \
+	"$(jq -r '.interfaces[] | select(.hook == "xdp") | .libxdp_dispatcher' <<<"$out")" "$freplace"
+check_eq "status -j: xdp attach says libxdp" "$(jq -r '.xdp_attach.attach' <<<"$out")" libxdp
+check_match "xdp-loader status lists bloomblock_xdp, the program status names" \
+	"bloomblock_xdp +native +$prog " "$(in_dut_bpffs xdp-loader status bbd0)"
+run bb status
+if [ "$freplace" = true ]; then
+	check_match "status: the interface in libxdp's dispatcher, at run priority 20" \
+		"^interface +bbd0 \\(ifindex [0-9]+, xdp native, libxdp's dispatcher: run priority 20, 1 program in all, prog $prog\\)" "$out"
+else
+	check_match "status: the interface through libxdp, alone (the kernel refuses freplace)" \
+		"^interface +bbd0 \\(ifindex [0-9]+, xdp native, through libxdp, alone, prog $prog\\)" "$out"
+fi
+check_match "status: xdp attach says through libxdp and why $where" "^xdp attach +through libxdp" "$out"
+run bb load "$LIST" -i bbd0
+check_rc "a reload of the libxdp-attached instance" 0
+run bb status -j
+check_eq "... the same program stays attached" \
+	"$(jq -r '.interfaces[] | select(.hook == "xdp") | .prog_id' <<<"$out")" "$prog"
+expect_blocked "... and drops the listed source" 198.51.100.2 $V4
+run bb unload -i bbd0
+check_rc "unload -i bbd0 (libxdp's detach)" 0
+check_eq "... no XDP program left on bbd0" "$(xdp_prog)" ""
+check_eq "... nor in xdp-loader status" "$(xdp_loader_progs)" 0
+check_eq "... and no libxdp pin left" "$(libxdp_pins)" 0
+expect_pass "... the listed source passes again" 198.51.100.2 $V4
+# a program libxdp cannot share the hook with: refused, named, as for a link
+in_dut ip link set dev bbd0 xdpgeneric obj "$FOREIGN" sec xdp
+id=$(xdp_prog)
+run bb load "$LIST" -i bbd0 --xdp-attach libxdp --xdp-mode generic
+check_rc "load --xdp-attach libxdp beside a program libxdp did not attach: refused" 1
+check_match "... naming it (id, generic mode)" "did not attach: id $id, \"[a-z_0-9]+\" \\(generic mode\\)" "$err"
+check_match "... and how to remove it" 'remove it: ip link set dev bbd0 xdpgeneric off' "$err"
+check_eq "... which stays attached" "$(xdp_prog)" "$id"
+check_eq "... and nothing of bloomblock's left in the pin dir for it" "$(libxdp_pins)" 0
+in_dut ip link set dev bbd0 xdpgeneric off
+run bb unload --all
+# the interface deleted under a libxdp attachment: status says gone, unload forgets it
+in_dut ip link add bbx0 type veth peer name bbx1
+in_dut ip link set bbx0 up
+in_dut ip link set bbx1 up
+run bb load "$LIST" -i bbx0 --xdp-attach libxdp
+check_rc "load --xdp-attach libxdp -i bbx0 (a second veth)" 0
+in_dut ip link del bbx0
+run bb status
+check_match "bbx0 deleted: status says the libxdp attachment is gone" \
+	'^interface +bbx0 \(xdp, through libxdp, prog [0-9]+\) - gone' "$out"
+run bb unload --all
+check_rc "... unload --all forgets it" 0
+check_eq "... its pin too" "$(libxdp_pins)" 0
+[ "$had_xdp" = 0 ] && rm -rf /sys/fs/bpf/xdp
+
 if [ "$freplace" = false ]; then
-	check_match "... naming the kernel's refusal" 'refuses an extension \(freplace\) program' "$why"
+	check_match "the probe names the kernel's refusal" 'refuses an extension \(freplace\) program' "$why"
 	# the one skip CI allows: the refusal is the kernel's, proved just above twice
 	tap_skip_kernel "attach through libxdp's dispatcher beside another program" \
-		"it refuses freplace ($why; libxdp falls back too): a plain bpf_link, as status says"
+		"it refuses freplace ($why; libxdp falls back too): bloomblock attaches alone, as status says"
 else
-	tap_not_ok "attach through libxdp's dispatcher beside another program: freplace works here, and bloomblock does not attach through the dispatcher yet"
+	# xdp-filter first (libxdp, its dispatcher), then bloomblock beside it by default
+	run in_dut_bpffs xdp-filter load -m native bbd0
+	check_rc "xdp-filter load bbd0 (libxdp's dispatcher)" 0
+	run bb load "$LIST" -i bbd0
+	check_rc "load -i bbd0 (auto): joins the dispatcher beside xdp-filter" 0
+	check_eq "xdp-loader status lists both programs" "$(xdp_loader_progs)" 2
+	run bb status
+	check_match "status: libxdp's dispatcher, 2 programs" \
+		"^interface +bbd0 .*libxdp's dispatcher: run priority 20, 2 programs in all" "$out"
+	expect_blocked "beside xdp-filter: the listed source is dropped" 198.51.100.2 $V4
+	expect_pass "beside xdp-filter: an unlisted source passes both" 198.51.100.3 $V4
+	run bb unload -i bbd0
+	check_rc "unload -i bbd0" 0
+	check_eq "... leaves xdp-filter's program in the dispatcher" "$(xdp_loader_progs)" 1
+	run in_dut_bpffs xdp-filter unload bbd0
+	check_rc "xdp-filter unload bbd0" 0
 fi
 
 tap_done
