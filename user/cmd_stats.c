@@ -799,10 +799,17 @@ static void interfaces_text(const struct bb_attachment *att, int n)
 
 	for (i = 0; i < n; i++) {
 		if (att[i].elsewhere && att[i].hook == BB_HOOK_XDP) {
-			printf("interface    %s in another network namespace (net:[%llu]; xdp, link "
-			       "%u, prog %u)%s: status and unload -i act on it there\n",
-			       att[i].ifname, att[i].netns, att[i].link_id, att[i].prog_id,
-			       att[i].ifindex ? "" : " - interface gone, link is dead");
+			char how[32];
+
+			if (att[i].libxdp)
+				snprintf(how, sizeof(how), "through libxdp");
+			else
+				snprintf(how, sizeof(how), "link %u", att[i].link_id);
+			printf("interface    %s in another network namespace (net:[%llu]; xdp, %s, "
+			       "prog %u)%s: status and unload -i act on it there\n", att[i].ifname,
+			       att[i].netns, how, att[i].prog_id, att[i].ifindex ? "" :
+			       att[i].libxdp ? " - gone (the interface or its namespace)" :
+			       " - interface gone, link is dead");
 			continue;
 		}
 		if (att[i].elsewhere) {

@@ -217,12 +217,22 @@ run bb status -j
 check_eq "... the same program stays attached" \
 	"$(jq -r '.interfaces[] | select(.hook == "xdp") | .prog_id' <<<"$out")" "$prog"
 expect_blocked "... and drops the listed source" 198.51.100.2 $V4
+from_src() { timeout 30 nsenter --net="/run/netns/$NS_SRC" "$BB" --pin-dir "$BB_PIN_DIR" "$@"; }
+run from_src status
+check_match "status from another namespace: where it is, through libxdp" \
+	"bbd0 in another network namespace \\(net:\\[[0-9]+\\]; xdp, through libxdp, prog $prog\\)" "$out"
 run bb unload -i bbd0
 check_rc "unload -i bbd0 (libxdp's detach)" 0
 check_eq "... no XDP program left on bbd0" "$(xdp_prog)" ""
 check_eq "... nor in xdp-loader status" "$(xdp_loader_progs)" 0
 check_eq "... and no libxdp pin left" "$(libxdp_pins)" 0
 expect_pass "... the listed source passes again" 198.51.100.2 $V4
+run bb load "$LIST" -i bbd0 --xdp-attach libxdp
+check_rc "load --xdp-attach libxdp again" 0
+run from_src unload --all
+check_rc "unload --all from another namespace" 0
+check_eq "... detaches it in bbd0's (libxdp's detach there)" "$(xdp_prog)" ""
+check_eq "... and removes its pin" "$(libxdp_pins)" 0
 # a program libxdp cannot share the hook with: refused, named, as for a link
 in_dut ip link set dev bbd0 xdpgeneric obj "$FOREIGN" sec xdp
 id=$(xdp_prog)
