@@ -792,6 +792,30 @@ static int tc_where_is(void *arg)
 	return 0;
 }
 
+/*
+ * A record's pin name (PREFIX + IFNAME:NETNS, the prefix prefix bytes long) into a,
+ * zeroed first, at hook: false when it is not a name bloomblock makes.
+ */
+static bool record_of(struct bb_attachment *a, const char *name, size_t prefix,
+		      enum bb_hook hook)
+{
+	char *colon;
+
+	if (strlen(name) >= sizeof(a->pin))
+		return false;
+	memset(a, 0, sizeof(*a));
+	a->hook = hook;
+	memcpy(a->pin, name, strlen(name) + 1);
+	snprintf(a->ifname, sizeof(a->ifname), "%s", name + prefix);
+	colon = strrchr(a->ifname, ':');
+	if (!colon)
+		return false;
+	*colon = '\0';
+	a->netns = strtoull(colon + 1, NULL, 10);
+	a->elsewhere = a->netns != bb_netns_id();
+	return true;
+}
+
 /* The tc records of pin_dir into out[count ..]: the new count. */
 static int tc_records(const char *pin_dir, struct bb_attachment *out, int count, int max)
 {
@@ -802,23 +826,13 @@ static int tc_records(const char *pin_dir, struct bb_attachment *out, int count,
 	while (dir && (de = readdir(dir)) && count < max) {
 		struct bb_attachment *a = &out[count];
 		struct tc_where w = { pin_dir, a };
-		char *colon;
 		bool egress = !strncmp(de->d_name, BB_PIN_TC_EGRESS_PREFIX, eg);
 
 		if (!egress && strncmp(de->d_name, BB_PIN_TC_INGRESS_PREFIX, in))
 			continue;
-		if (strlen(de->d_name) >= sizeof(a->pin))
+		if (!record_of(a, de->d_name, egress ? eg : in,
+			       egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS))
 			continue;
-		memset(a, 0, sizeof(*a));
-		a->hook = egress ? BB_HOOK_TC_EGRESS : BB_HOOK_TC_INGRESS;
-		memcpy(a->pin, de->d_name, strlen(de->d_name) + 1);
-		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + (egress ? eg : in));
-		colon = strrchr(a->ifname, ':');
-		if (!colon)
-			continue;	/* not a name bloomblock makes */
-		*colon = '\0';
-		a->netns = strtoull(colon + 1, NULL, 10);
-		a->elsewhere = a->netns != bb_netns_id();
 		/* another namespace's is asked there; one that cannot be entered is gone */
 		if (bb_in_netns(a->netns, tc_where_is, &w))
 			a->ifindex = 0;
@@ -868,25 +882,15 @@ static int libxdp_records(const char *pin_dir, struct bb_attachment *out, int co
 		struct bb_attachment *a = &out[count];
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
-		char path[512], *colon;
+		char path[512];
 		struct libxdp_where w = { path, a };
 		int fd;
 
 		if (strncmp(de->d_name, BB_PIN_LIBXDP_PREFIX, prefix) ||
-		    strlen(de->d_name) >= sizeof(a->pin) ||
-		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name))
+		    bb_pin_path(path, sizeof(path), pin_dir, de->d_name) ||
+		    !record_of(a, de->d_name, prefix, BB_HOOK_XDP))
 			continue;
-		memset(a, 0, sizeof(*a));
-		a->hook = BB_HOOK_XDP;
 		a->libxdp = true;
-		memcpy(a->pin, de->d_name, strlen(de->d_name) + 1);
-		snprintf(a->ifname, sizeof(a->ifname), "%s", de->d_name + prefix);
-		colon = strrchr(a->ifname, ':');
-		if (!colon)
-			continue;	/* not a name bloomblock makes */
-		*colon = '\0';
-		a->netns = strtoull(colon + 1, NULL, 10);
-		a->elsewhere = a->netns != bb_netns_id();
 		fd = bpf_obj_get(path);
 		memset(&info, 0, sizeof(info));
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))

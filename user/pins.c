@@ -298,13 +298,11 @@ static int repin(const char *pin_dir, const char *name, int fd, char *said, size
 	return 1;
 }
 
-/* The maps a program holds, pinned again where their pins are gone. */
-static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
+int bb_prog_maps(int prog_fd, int (*fn)(int map_fd, const char *name, void *arg), void *arg)
 {
 	__u32 ids[64] = { 0 }, len, i, n;	/* zeroed: valgrind cannot see the kernel fill it */
 	struct bpf_prog_info info;
-	int restored = 0, err = 0;
-	size_t m;
+	int err = 0;
 
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
@@ -313,7 +311,7 @@ static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
 		return -errno;
 	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
-	for (i = 0; i < n && !err; i++) {
+	for (i = 0; i < n && err >= 0; i++) {
 		struct bpf_map_info mi;
 		__u32 mlen = sizeof(mi);
 		int fd = bpf_map_get_fd_by_id(ids[i]);
@@ -322,17 +320,44 @@ static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
 			continue;
 		memset(&mi, 0, sizeof(mi));
 		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen))
-			for (m = 0; m < sizeof(instance_maps) / sizeof(instance_maps[0]); m++)
-				if (!strcmp(mi.name, instance_maps[m].map)) {
-					int r = repin(pin_dir, instance_maps[m].pin, fd, said, size);
-
-					if (r < 0)
-						err = r;
-					restored += r > 0;
-				}
+			err = fn(fd, mi.name, arg);
 		close(fd);
 	}
-	return err ?: restored;
+	return err < 0 ? err : 0;
+}
+
+/* What repin_maps() pins again, and how many. */
+struct repin_ctx {
+	const char *pin_dir;
+	char *said;
+	size_t size;
+	int restored;
+};
+
+static int repin_one(int map_fd, const char *name, void *arg)
+{
+	struct repin_ctx *c = arg;
+	size_t m;
+	int r;
+
+	for (m = 0; m < sizeof(instance_maps) / sizeof(instance_maps[0]); m++) {
+		if (strcmp(name, instance_maps[m].map))
+			continue;
+		r = repin(c->pin_dir, instance_maps[m].pin, map_fd, c->said, c->size);
+		if (r < 0)
+			return r;
+		c->restored += r > 0;
+	}
+	return 0;
+}
+
+/* The maps a program holds, pinned again where their pins are gone. */
+static int repin_maps(const char *pin_dir, int prog_fd, char *said, size_t size)
+{
+	struct repin_ctx c = { pin_dir, said, size, 0 };
+	int err = bb_prog_maps(prog_fd, repin_one, &c);
+
+	return err ?: c.restored;
 }
 
 int bb_instance_repair(const char *pin_dir, char *said, size_t size)

@@ -45,6 +45,11 @@ struct bb_image {
 };
 
 int bb_pin_path(char *buf, size_t size, const char *pin_dir, const char *name);
+/*
+ * fn(map_fd, its kernel name (15 characters at most), arg) for each map the program
+ * prog_fd holds, until fn returns a negative errno, which is returned; else 0.
+ */
+int bb_prog_maps(int prog_fd, int (*fn)(int map_fd, const char *name, void *arg), void *arg);
 
 /*
  * Open the pinned instance. -ENOENT when there is none; -EUCLEAN when the pin dir holds

@@ -18,6 +18,7 @@
 #include <xdp/libxdp.h>
 
 #include "common.h"
+#include "pins.h"
 #include "xdp_libxdp.h"
 #include "bloomblock.skel.h"
 
@@ -58,46 +59,30 @@ static void quiet_end(struct quiet q)
 	libbpf_set_print(q.bpf);
 }
 
+/* The object's map of name (the kernel's, 15 characters), made that map. */
+static int reuse_one(int map_fd, const char *name, void *arg)
+{
+	struct bpf_object *obj = arg;
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj)
+		if (!strncmp(name, bpf_map__name(map), BPF_OBJ_NAME_LEN - 1))
+			return bpf_map__reuse_fd(map, map_fd);
+	return 0;
+}
+
 /*
- * Every map of obj that prog_fd (the instance's entry program) uses is that map, by
- * its name (the kernel's, 15 characters); the object's other maps are not created.
+ * Every map of obj that prog_fd (the instance's entry program) holds is that map, by
+ * its name; the object's other maps are not created.
  */
 static int maps_of(struct bpf_object *obj, int prog_fd)
 {
-	__u32 ids[64] = { 0 }, len, i, n;	/* zeroed: valgrind cannot see the kernel fill it */
-	struct bpf_prog_info info;
 	struct bpf_map *map;
-	int err = 0;
+	int err = bb_prog_maps(prog_fd, reuse_one, obj);
 
-	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
-	info.map_ids = (__u64)(unsigned long)ids;
-	len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
-	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
-	bpf_object__for_each_map(map, obj) {
-		bool found = false;
-
-		for (i = 0; i < n && !found && !err; i++) {
-			struct bpf_map_info mi;
-			__u32 mlen = sizeof(mi);
-			int fd = bpf_map_get_fd_by_id(ids[i]);
-
-			if (fd < 0)
-				continue;
-			memset(&mi, 0, sizeof(mi));
-			if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) &&
-			    !strncmp(mi.name, bpf_map__name(map), sizeof(mi.name) - 1)) {
-				err = bpf_map__reuse_fd(map, fd);
-				found = true;
-			}
-			close(fd);
-		}
-		err = err ?: found ? 0 : bpf_map__set_autocreate(map, false);
-		if (err)
-			break;
-	}
+	bpf_object__for_each_map(map, obj)
+		if (!err && bpf_map__fd(map) < 0)
+			err = bpf_map__set_autocreate(map, false);
 	return err;
 }
 
