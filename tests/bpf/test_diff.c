@@ -61,6 +61,7 @@
 #include "list.h"
 #include "pins.h"
 #include "lib/harness.h"
+#include "lib/netns.h"
 #include "lib/pkt.h"
 #include "lib/ref.h"
 
@@ -978,27 +979,6 @@ static void reqs_compare(const struct ref *r, char *msg, size_t size)
 				q->ckey.kind, q->what, q->family, q->key_len,
 				q->key_len > 1 ? q->key_len - 1 : 0, (const char *)q->key + 1);
 	}
-}
-
-/*
- * This test's own network namespace with its loopback up: where a test run's
- * bpf_clone_redirect() sends a reset's client half (test runs put the skb on lo).
- */
-static bool netns_own(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int s;
-
-	if (unshare(CLONE_NEWNET))
-		return false;
-	s = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		return false;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		return false;
-	close(s);
-	return true;
 }
 
 /* What a run of the differential test has seen so far. */

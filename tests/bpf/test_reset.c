@@ -37,6 +37,7 @@
 #include "list.h"
 #include "pins.h"
 #include "lib/harness.h"
+#include "lib/netns.h"
 #include "lib/pkt.h"
 
 #define CLIENT4		"198.51.100.2"
@@ -196,20 +197,8 @@ static int run_out(int fd, const __u8 *in, size_t len, __u8 *out, __u32 *out_len
 static bool capture_open(void)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int s;
-
-	if (unshare(CLONE_NEWNET)) {
-		printf("# unshare(CLONE_NEWNET): %s\n", strerror(errno));
+	if (!netns_own())
 		return false;
-	}
-	s = socket(AF_INET, SOCK_DGRAM, 0);
-	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		return false;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		return false;
-	close(s);
 	cap_fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
 	sll.sll_ifindex = (int)if_nametoindex("lo");
 	return cap_fd >= 0 && !bind(cap_fd, (struct sockaddr *)&sll, sizeof(sll));
