@@ -80,8 +80,10 @@ verdicts() {
 }
 load_a() { bb load "$LIST_A" -i bbd0 --seed "$SEED"; }
 load_b() { bb load "$LIST_B" -i bbd0 --seed "$SEED" --allow "$ALLOW_B"; }
-# bb_raw ARGS...: bloomblock itself in the dut namespace (nsenter execs it: $! is its pid)
-bb_raw() { nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR" "$@"; }
+# "${BB_RAW[@]}" ARGS...: bloomblock itself in the dut namespace, a simple command
+# (not a function: a function run with & is a subshell, which kill -9 would kill and
+# leave bloomblock running); nsenter execs bloomblock, so $! is bloomblock's pid
+BB_RAW=(nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$BB_PIN_DIR")
 attached_id() { ip -n "$NS_DUT" -j link show bbd0 | jq -r '.[0].xdp.prog.id // .[0].xdp.progs[0].id // empty'; }
 pinned_id() { bpftool prog show pinned "$BB_PIN_DIR/prog_xdp" -j 2>/dev/null | jq -r '.id // empty'; }
 pins() { ls "$BB_PIN_DIR" | tr '\n' ' '; }
@@ -178,9 +180,10 @@ expect_outcome() {
 	bad=$((bad + 1))
 	bad_first=${bad_first:-"killed at $1: the $outcome state, not the $2 one"}
 }
-# kill_run POINT CMD...: CMD (bloomblock itself: what is killed is its pid) in the
-# background, stdin from $KILL_STDIN, killed at the fault point POINT or ("random")
-# after a random part of RANGE_MS; counts in killed whether it was
+# kill_run POINT CMD...: CMD (a simple command that execs bloomblock: what is killed is
+# its pid) in the background, stdin from $KILL_STDIN, killed at the fault point POINT
+# or ("random") after a random part of RANGE_MS; counts in killed whether it was. A
+# bloomblock still running after the kill (the kill missed it) is a bad trial.
 KILL_STDIN=/dev/null
 kill_run() {
 	local point=$1 pid
@@ -196,6 +199,11 @@ kill_run() {
 	fi
 	{ wait "$pid"; } 2>/dev/null
 	[ $? = 137 ] && killed=$((killed + 1))
+	if pgrep -f -- "--pin-dir $BB_PIN_DIR" >/dev/null; then
+		bad=$((bad + 1))
+		bad_first=${bad_first:-"$point: a bloomblock still ran after its kill: $(pgrep -af -- "--pin-dir $BB_PIN_DIR")"}
+		pkill -9 -f -- "--pin-dir $BB_PIN_DIR"
+	fi
 	return 0
 }
 kind_begin() { bad=0 bad_first='' killed=0 old_n=0 new_n=0 mid_n=0; }
@@ -228,10 +236,10 @@ kind_begin; from=B	# the timing's last load
 for i in $(seq 0 $((TRIALS - 1))); do
 	point=$(point_for "$i" fill allow swap swapped)
 	if [ "$from" = A ]; then
-		kill_run "$point" bb_raw load "$LIST_B" -i bbd0 --seed "$SEED" --allow "$ALLOW_B"
+		kill_run "$point" "${BB_RAW[@]}" load "$LIST_B" -i bbd0 --seed "$SEED" --allow "$ALLOW_B"
 		after_kill "load ($point)" "$WANT_A" "$WANT_B"
 	else
-		kill_run "$point" bb_raw load "$LIST_A" -i bbd0 --seed "$SEED"
+		kill_run "$point" "${BB_RAW[@]}" load "$LIST_A" -i bbd0 --seed "$SEED"
 		after_kill "load ($point)" "$WANT_B" "$WANT_A"
 	fi
 	case $point in
@@ -256,7 +264,7 @@ echo "# add takes about $RANGE_MS ms, del $DEL_MS ms"
 kind_begin
 for i in $(seq 0 $((TRIALS - 1))); do
 	point=$(point_for "$i" add-bits live-shadow)
-	kill_run "$point" bb_raw add "$LIVE" live.example
+	kill_run "$point" "${BB_RAW[@]}" add "$LIVE" live.example
 	after_kill "add ($point)" "$WANT_B pass pass" "$WANT_B drop drop" "$LIVE" dns:live.example
 	[ "$point" = random ] || expect_outcome "$point" new
 	if ! o=$(bb add "$LIVE" live.example 2>&1) ||
@@ -273,7 +281,7 @@ kind_begin; RANGE_MS=$DEL_MS
 for i in $(seq 0 $((TRIALS - 1))); do
 	point=$(point_for "$i" del-index live-shadow)
 	bb add "$LIVE" live.example >/dev/null 2>&1
-	kill_run "$point" bb_raw del "$LIVE" live.example
+	kill_run "$point" "${BB_RAW[@]}" del "$LIVE" live.example
 	after_kill "del ($point)" "$WANT_B drop drop" "$WANT_B pass pass" "$LIVE" dns:live.example
 	case $point in
 	del-index) expect_outcome "$point" old ;;	# the index first: the bits still set
@@ -303,7 +311,7 @@ echo "# allow takes about $RANGE_MS ms"
 kind_begin; want_mid=$ALLOWED_IP
 for i in $(seq 0 $((TRIALS - 1))); do
 	point=$(point_for "$i" allow-item allow-kept)
-	KILL_STDIN=$ALLOW_ITEMS kill_run "$point" bb_raw allow -
+	KILL_STDIN=$ALLOW_ITEMS kill_run "$point" "${BB_RAW[@]}" allow -
 	after_kill "allow ($point)" "$WANT_B" "$ALLOWED_BOTH"
 	case $point in
 	allow-item) expect_outcome "$point" mid ;;
