@@ -11,7 +11,9 @@
 
 #include "common.h"
 #include "filter.h"
+#include "guard.h"
 #include "state.h"
+#include "xdp_compat.h"
 
 const char *bb_state_dir(void)
 {
@@ -60,11 +62,35 @@ int bb_state_mkdirs(const char *dir)
 }
 
 /*
+ * What a command killed while it wrote left: NAME.tmp of the files written only under
+ * the lock (bb_tmp_open() writes NAME.tmp and renames it over NAME). Whoever holds the
+ * lock is the one writer, so such a file is no one's: gone, and a shadow's can be
+ * megabytes. run.json and feeds.json are the daemon's, written without this lock.
+ */
+static void sweep_tmp(void)
+{
+	static const char *const locked[] = {
+		BB_STATE_ALLOW, BB_STATE_INDEX, BB_STATE_SHADOW, BB_STATE_LOADED,
+		BB_STATE_XDP, BB_GUARD_FILE,
+	};
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(locked) / sizeof(locked[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s.tmp", locked[i]);
+		if (!bb_state_path(path, sizeof(path), name) && !unlink(path) && bb_opts.debug)
+			pr_info("%s: removed, left by a command killed as it wrote\n", path);
+	}
+}
+
+/*
  * The instance's lock: load, add, del, allow and unload hold it while they change
  * anything, so they take turns. unload removes the state directory, lock file and
  * all, under it: a command that waited holds a lock on a file that is gone, so it
  * checks, once it has it, that its file is still the one at the path, and else
- * takes the new one.
+ * takes the new one. Once held, what a killed command left half-written is removed.
  */
 int bb_state_lock(void)
 {
@@ -88,8 +114,10 @@ int bb_state_lock(void)
 				close(fd);
 			return err;
 		}
-		if (!stat(path, &at) && at.st_dev == held.st_dev && at.st_ino == held.st_ino)
+		if (!stat(path, &at) && at.st_dev == held.st_dev && at.st_ino == held.st_ino) {
+			sweep_tmp();
 			return fd;
+		}
 		close(fd);	/* removed while we waited: the lock is the new file's */
 	}
 	pr_err("cannot lock %s: it keeps being removed\n", path);

@@ -18,7 +18,8 @@
 # the state directory's lock: one consistent filter, its index in step. Pins deleted
 # by hand (stats, filters, events, url_xdp, prog_xdp) are said by status and restored
 # by the next load, the tail-call table refilled; a first load killed leaves a
-# half-made instance that status names and load finishes or unload removes; a
+# half-made instance that status names and load finishes or unload removes; the .tmp
+# files of a writer killed midway are removed by the next command; a
 # read-only or full state directory fails with the file and the reason, the filter as
 # it was; an interface deleted while attached is said by status and unloaded.
 #
@@ -295,6 +296,15 @@ for i in $(seq 0 $((TRIALS - 1))); do
 	recovered "del ($point)" "$WANT_B" bb check 203.0.113.10
 done
 report del "$TRIALS" "fault points del-index, live-shadow and random moments"
+
+# A kill while a state file is written leaves NAME.tmp (written whole, then renamed over
+# NAME): the next command to take the instance's lock removes it, whatever it holds.
+for f in shadow.bin.tmp index.bin.tmp allow.list.tmp loaded.json.tmp guard.list.tmp; do
+	printf 'half a file' >"$BB_STATE_DIR/$f"
+done
+run bb del "$LIVE" live.example	# neither is listed: it takes the lock all the same
+check_eq "the .tmp files a killed writer leaves: removed by the next command to take the lock" \
+	"$(state_files)" "$STATE"
 
 # ---- kill -9 of allow ------------------------------------------------------------------
 # Two items from stdin: a kill may stop it after the first (allow-item), so the state in
