@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench_parts.h"
+#include "pins.h"
 #include "bench_seq.h"
 #include "bench.skel.h"	/* after bench_seq.h: its .bss holds struct bench_cfg */
 #include "pins.h"
@@ -138,7 +139,6 @@ struct ev_run {
 	int prog_fd[EVP_MAX];
 	struct ring_buffer *ring;
 	int ncpus;
-	struct bb_stats *stats;		/* one per possible CPU */
 	struct bench_cpu *percpu;
 	struct packet pkt[2];		/* the hot hit (member 0) and miss (non-member 0) */
 	double ns[EV_ROWS][2][MAX_ROUNDS];
@@ -247,9 +247,8 @@ static int ev_setup(struct ev_run *run, __u32 n)
 	run->ncpus = libbpf_num_possible_cpus();
 	if (run->ncpus < 1)
 		return -EINVAL;
-	run->stats = calloc(run->ncpus, sizeof(*run->stats));
 	run->percpu = calloc(run->ncpus, sizeof(*run->percpu));
-	if (!run->stats || !run->percpu)
+	if (!run->percpu)
 		return -ENOMEM;
 	run->skel = bench__open();
 	if (!run->skel)
@@ -298,28 +297,15 @@ static void ev_free(struct ev_run *run)
 	for (i = 0; i < EVF_MAX; i++)
 		filter_close(&run->filters[i]);
 	bench__destroy(run->skel);
-	free(run->stats);
 	free(run->percpu);
 }
 
 /* ---- one sample ---- */
 
-/* The stats counters of every CPU, summed. */
+/* The stats counters of every CPU and hook, summed. */
 static int ev_stats(struct ev_run *run, struct bb_stats *sum)
 {
-	__u32 zero = 0;
-	int cpu;
-
-	if (bpf_map_lookup_elem(run->stats_fd, &zero, run->stats))
-		return -errno;
-	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < run->ncpus; cpu++) {
-		sum->ip4_hits += run->stats[cpu].ip4_hits;
-		sum->events += run->stats[cpu].events;
-		sum->events_limited += run->stats[cpu].events_limited;
-		sum->events_lost += run->stats[cpu].events_lost;
-	}
-	return 0;
+	return bb_stats_read_fd(run->stats_fd, sum);
 }
 
 /* The cold counter: every CPU starts at next (the rows of a round: the same addresses). */

@@ -104,9 +104,8 @@ static __always_inline struct bench_cpu *bench_next(__u8 *a)
 static __always_inline int bench_bb_match(const __u8 *a, int v4)
 {
 	struct bb_ctx c = {};
-	__u32 zero = 0;
 
-	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.st = stats_of(BB_EV_XDP);
 	if (!c.st || !open_filter(&c))
 		return 0;
 	return v4 ? bb_match_ip4(&c, a) : bb_match_ip6(&c, a);
@@ -121,14 +120,12 @@ static __always_inline int bench_bb_match(const __u8 *a, int v4)
 static __always_inline int bench_bb_blocked(const __u8 *a)
 {
 	struct bb_ctx c = {};
-	__u32 zero = 0;
-
 	struct bb_hit_seen h;
 
-	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.st = stats_of(BB_EV_XDP);
 	if (!c.st || !open_filter(&c))
 		return 0;
-	return bb_match_ip4(&c, a) && (hit_decide(BB_EV_SRC | 4 << 8, bb_load32(a), 0, 0, &h) & 1);
+	return bb_match_ip4(&c, a) && (hit_decide(BB_EV_SRC | 4 << 8, bb_load32(a), 0, 0, BB_EV_XDP, &h) & 1);
 }
 
 static __always_inline int bench_lpm_hit(void *map, const __u8 *a)
@@ -196,9 +193,8 @@ static __always_inline int bench_parse_count(struct xdp_md *ctx, struct bb_packe
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct bb_cursor cur = { .pos = data, .end = data_end };
 	struct bb_stats *st;
-	__u32 zero = 0;
 
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = stats_of(BB_EV_XDP);
 	if (!st)
 		return -1;
 	st->packets++;
@@ -410,7 +406,7 @@ int bench_xdp_cold(struct xdp_md *ctx)
 				   next.seq_flags);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
-		v = tail_call_failed();
+		v = tail_call_failed(BB_EV_XDP);
 	}
 	v = xdp_action(v);
 	if (v == XDP_DROP)
@@ -762,7 +758,7 @@ static __always_inline int split_steps(struct xdp_md *ctx, const int steps)
 	c.hook = BB_EV_XDP;
 	c.xdp = 1;
 	if (steps & SPLIT_COUNTERS) {
-		c.st = bpf_map_lookup_elem(&stats, &zero);
+		c.st = stats_of(BB_EV_XDP);
 		if (!c.st)
 			return XDP_PASS;
 		c.st->packets++;
@@ -840,7 +836,8 @@ SEC("?xdp")
 int split_addr_only(struct xdp_md *ctx)
 {
 	struct bb_hit_seen h;
-	int v = addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS, &h);
+	int v = addr_only((void *)(long)ctx->data, (void *)(long)ctx->data_end, BB_INGRESS, BB_EV_XDP,
+			  &h);
 
 	return v == BB_GENERAL || (v & (BB_ADDR_HIT | BB_ADDR_EVENT)) ? XDP_ABORTED : xdp_action(v);
 }
@@ -876,7 +873,7 @@ int split_per_filter(struct xdp_md *ctx)
 	const struct bb_block *blk;
 	struct bb_stats *st;
 	struct iphdr *iph;
-	__u32 zero = 0, idx;
+	__u32 idx;
 	__u64 h;
 
 	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
@@ -885,7 +882,7 @@ int split_per_filter(struct xdp_md *ctx)
 	if ((void *)(iph + 1) > data_end || iph->version != 4 || iph->ihl < 5 ||
 	    (void *)iph + iph->ihl * 4 > data_end)
 		return XDP_PASS;
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = stats_of(BB_EV_XDP);
 	if (!st)
 		return XDP_PASS;
 	st->packets++;

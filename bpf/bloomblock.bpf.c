@@ -39,13 +39,24 @@ struct {
 	});
 } filters SEC(".maps");
 
-/* Counters with named fields, per CPU; `bloomblock stats` sums them. */
+/*
+ * Counters with named fields, per CPU, one slot a hook (BB_STATS_SLOTS: the key is
+ * the hook's enum bb_event_hook); `bloomblock stats` sums them.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, BB_STATS_SLOTS);
 	__type(key, __u32);
 	__type(value, struct bb_stats);
 } stats SEC(".maps");
+
+/* The counters of hook (enum bb_event_hook) on this CPU; NULL only if the map were gone. */
+static __always_inline struct bb_stats *stats_of(__u32 hook)
+{
+	__u32 slot = hook & (BB_STATS_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&stats, &slot);
+}
 
 #ifndef BB_MAX_FLOWS
 #define BB_MAX_FLOWS 16384
@@ -257,9 +268,11 @@ __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 	__u8 *addr;
 	int hit = 1, ok;
 
-	c.st = bpf_map_lookup_elem(&stats, &zero);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!c.st || !c.sc || !open_filter(&c))
+	if (!c.sc)
+		return 1;
+	c.st = stats_of(c.sc->hook);	/* hit_core() set it */
+	if (!c.st || !open_filter(&c))
 		return 1;	/* unloaded meanwhile: what no filter does, pass */
 	addr = c.sc->allow_addr;
 	bb_store64(addr, a);
@@ -557,8 +570,8 @@ static __always_inline int confirm_fresh(const struct bb_confirm_val *v,
 __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX, what = what_family & 0xff, len;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct bb_stats *st = sc ? stats_of(sc->hook) : NULL;	/* hit_core()'s, url_core()'s */
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_confirm_daemon *d;
 	const struct bb_header *hdr;
@@ -684,18 +697,20 @@ static __always_inline int confirm_daemon_beats(void)
  * read its header again).
  */
 static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len,
-				      struct bb_hit_seen *h)
+				      __u32 hook, struct bb_hit_seen *h)
 {
 	__u32 zero = 0, idx, what = what_family & 0xff, allow_what;
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
+	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
 	const struct bb_allow_header *ah;
 	const struct bb_header *hdr;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_stats *st = stats_of(hook);
 	int allowed = 0, conf = 0, hit;
 
 	hdr = filter ? bpf_map_lookup_elem(filter, &zero) : NULL;
-	if (!hdr || !st)
+	if (!hdr || !st || !sc)
 		return 0;	/* unloaded meanwhile: what no filter does, pass */
+	sc->hook = hook;	/* the hook bb_allow_pass() and bb_confirm() count at */
 	if (what == BB_EV_SRC && (what_family >> 8) == 4)
 		st->ip4_hits++;
 	else if (what == BB_EV_SRC)
@@ -745,7 +760,7 @@ static __always_inline int hit_core(void *pctx, int xdp, __u32 what_family, __u6
 {
 	struct bb_hit_seen h;
 	__u32 v;
-	int r = hit_decide(what_family & 0xffff, a, b, key_len, &h);
+	int r = hit_decide(what_family & 0xffff, a, b, key_len, (what_family >> 16) & 0xff, &h);
 
 	v = (r >> 8) & 0xff;
 	if (v && (r & BB_DECIDE_EVENTS))
@@ -777,7 +792,7 @@ static __always_inline int event_core(void *pctx, int xdp, __u32 what_verdict, _
 	struct bb_hit_seen h;
 
 	h.filter = bpf_map_lookup_elem(&filters, &zero);
-	h.st = bpf_map_lookup_elem(&stats, &zero);
+	h.st = stats_of(hook);
 	h.hdr = h.filter ? bpf_map_lookup_elem(h.filter, &zero) : NULL;
 	if (!h.hdr || !h.st || !(h.hdr->flags & BB_HDR_F_EVENTS))
 		return 0;
@@ -1235,7 +1250,7 @@ static __always_inline int name_core(void *pctx, int xdp, __u32 svc, __u32 hook)
 	c.pctx = pctx;
 	c.xdp = xdp;
 	c.hook = hook;
-	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.st = stats_of(hook);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
@@ -1330,16 +1345,16 @@ static __always_inline int addr_hit_usual(void *filter, const struct bb_header *
  * its header across the block's lookup: the four registers a call leaves alone.
  */
 static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
-				      const __u8 *addr, int dir, const int v4,
+				      const __u8 *addr, int dir, const int v4, __u32 hook,
 				      struct bb_hit_seen *seen)
 {
-	__u32 zero = 0, idx, n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
+	__u32 idx, n = v4 ? hdr->n_v4_plens : hdr->n_v6_plens;
 	__u32 plen = v4 ? hdr->v4_plens[0] : hdr->v6_plens[0];
 	const struct bb_block *blk;
 	struct bb_stats *st;
 	__u64 h, hi, lo;
 
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = stats_of(hook);
 	if (n > 1 || !st)
 		return BB_GENERAL;
 	st->packets++;
@@ -1383,7 +1398,8 @@ static __always_inline int addr_probe(void *filter, const struct bb_header *hdr,
  * (addr_decide()) in the call chain the general path's hits have. BB_GENERAL, with
  * nothing counted, for any other packet or filter.
  */
-static __always_inline int addr_only(void *data, void *data_end, int dir, struct bb_hit_seen *h)
+static __always_inline int addr_only(void *data, void *data_end, int dir, __u32 hook,
+				     struct bb_hit_seen *h)
 {
 	struct ethhdr *eth = data;
 	const struct bb_header *hdr;
@@ -1408,8 +1424,8 @@ static __always_inline int addr_only(void *data, void *data_end, int dir, struct
 			return BB_GENERAL;
 		if (dir == BB_INGRESS)
 			return addr_probe(filter, hdr, (const __u8 *)&iph->saddr, BB_INGRESS, 1,
-					  h);
-		return addr_probe(filter, hdr, (const __u8 *)&iph->daddr, BB_EGRESS, 1, h);
+					  hook, h);
+		return addr_probe(filter, hdr, (const __u8 *)&iph->daddr, BB_EGRESS, 1, hook, h);
 	}
 	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		ip6h = (void *)(eth + 1);
@@ -1417,8 +1433,8 @@ static __always_inline int addr_only(void *data, void *data_end, int dir, struct
 			return BB_GENERAL;
 		if (dir == BB_INGRESS)
 			return addr_probe(filter, hdr, (const __u8 *)&ip6h->saddr, BB_INGRESS, 0,
-					  h);
-		return addr_probe(filter, hdr, (const __u8 *)&ip6h->daddr, BB_EGRESS, 0, h);
+					  hook, h);
+		return addr_probe(filter, hdr, (const __u8 *)&ip6h->daddr, BB_EGRESS, 0, hook, h);
 	}
 	return BB_GENERAL;
 }
@@ -1478,7 +1494,7 @@ __noinline int bb_addr_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	struct bb_hit_seen h;
-	int v = addr_only(data, data_end, BB_INGRESS, &h);
+	int v = addr_only(data, data_end, BB_INGRESS, BB_EV_XDP, &h);
 
 	if (v != BB_GENERAL && !(v & BB_ADDR_HIT) && (v & BB_ADDR_EVENT))
 		v = addr_event(ctx, 1, data, data_end, v, BB_INGRESS, BB_EV_XDP, &h);
@@ -1489,13 +1505,14 @@ __noinline int bb_addr_tc(struct __sk_buff *skb, int dir)
 {
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	struct bb_hit_seen h;
+	__u32 hook;
 	int v;
 
 	dir = dir == BB_INGRESS ? BB_INGRESS : BB_EGRESS;
-	v = addr_only(data, data_end, dir, &h);
+	hook = dir == BB_INGRESS ? BB_EV_TC_INGRESS : BB_EV_TC_EGRESS;
+	v = addr_only(data, data_end, dir, hook, &h);
 	if (v != BB_GENERAL && !(v & BB_ADDR_HIT) && (v & BB_ADDR_EVENT))
-		v = addr_event(skb, 0, data, data_end, v, dir,
-			       dir == BB_INGRESS ? BB_EV_TC_INGRESS : BB_EV_TC_EGRESS, &h);
+		v = addr_event(skb, 0, data, data_end, v, dir, hook, &h);
 	return v;
 }
 
@@ -1545,7 +1562,7 @@ static __always_inline int addr_decide(void *pctx, void *data, void *data_end, i
 		}
 	}
 	r = xdp ? bb_hit_xdp(pctx, what, a, b, 0) : bb_hit_tc(pctx, what | hook << 16, a, b, 0);
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = stats_of(hook);
 	if (!st)
 		return BB_PASS;
 	if ((r & 1) && (v & BB_ADDR_HIT_DROP)) {
@@ -1577,7 +1594,7 @@ static __always_inline int bloomblock_core(void *data, void *data_end, int dir,
 	c.pctx = pctx;
 	c.hook = hook;
 	c.xdp = xdp;
-	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.st = stats_of(hook);
 	if (!c.st)
 		return BB_PASS;
 	c.st->packets++;
@@ -1665,11 +1682,11 @@ static __always_inline int service_core(void *data, void *data_end, int svc, __u
 	c.pctx = pctx;
 	c.hook = hook;
 	c.xdp = xdp;
-	c.st = bpf_map_lookup_elem(&stats, &zero);
+	c.st = stats_of(hook);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.st || !c.sc)
 		return BB_PASS;
-	c.sc->hook = hook;	/* for the URL program's event */
+	c.sc->hook = hook;	/* for the URL program's event and counters */
 	/*
 	 * The bounds service_of() checked, again for this function's verifier walk.
 	 * Through memory first, as there: what the parsers' checks would learn of a
@@ -1706,13 +1723,16 @@ static __always_inline int url_core(void *pctx, int xdp)
 
 	c.pctx = pctx;
 	c.xdp = xdp;
-	c.st = bpf_map_lookup_elem(&stats, &zero);
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!c.st || !c.sc)
+	if (!c.sc)
+		return BB_PASS;
+	c.hook = xdp ? BB_EV_XDP : c.sc->hook;	/* service_core()'s */
+	c.sc->hook = c.hook;			/* where bb_confirm() counts */
+	c.st = stats_of(c.hook);
+	if (!c.st)
 		return BB_PASS;
 	if (!open_filter(&c))
 		return verdict(&c, 0);
-	c.hook = xdp ? BB_EV_XDP : c.sc->hook;
 	hit = bb_match_url(&c, c.sc->name_len, c.sc->path_len, c.sc->path_full);
 	if (hit) {
 		c.st->url_hits++;
@@ -1748,10 +1768,9 @@ static __always_inline int url_core(void *pctx, int xdp)
 }
 
 /* A tail call that did not happen (no program in the slot): the packet passes. */
-static __always_inline int tail_call_failed(void)
+static __always_inline int tail_call_failed(__u32 hook)
 {
-	__u32 zero = 0;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_stats *st = stats_of(hook);
 
 	if (st)
 		st->passed++;
@@ -2207,7 +2226,7 @@ static __always_inline int answer_admit(struct bb_stats *st)
 static __always_inline int answer_xdp(struct xdp_md *ctx)
 {
 	__u32 zero = 0, qend;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_stats *st = stats_of(BB_EV_XDP);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
 	struct bb_answer_at at;
@@ -2352,8 +2371,8 @@ static __always_inline int reset_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	struct bb_cursor cur = { .pos = data, .end = end };
-	__u32 zero = 0, l3, l4, len;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	__u32 l3, l4, len;
+	struct bb_stats *st = stats_of(BB_EV_XDP);
 	struct bb_reset_meta *m;
 	struct bb_packet pkt;
 	int v4, meta, ret;
@@ -2430,7 +2449,7 @@ int bloomblock_xdp(struct xdp_md *ctx)
 		v = bb_name_xdp(ctx, next.svc);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
-		v = tail_call_failed();
+		v = tail_call_failed(BB_EV_XDP);
 	}
 	if (v == BB_ANSWER) {
 		bpf_tail_call_static(ctx, &url_xdp, BB_ANSWER_SLOT);
@@ -2657,8 +2676,8 @@ static __always_inline int reset_where(struct __sk_buff *skb, struct bb_packet *
 static __always_inline int reset_tc(struct __sk_buff *skb)
 {
 	__u32 zero = 0, ip, l4, l3_end, len, v4, egress;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
 	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct bb_stats *st = sc ? stats_of(sc->hook) : NULL;	/* the entry program's hook */
 	struct bb_packet pkt;
 
 	if (!st || !sc)
@@ -2739,7 +2758,7 @@ __noinline int bb_answer_build_tc(struct __sk_buff *skb, __u32 dns_off, __u32 qe
 static __always_inline int answer_tc(struct __sk_buff *skb, int egress)
 {
 	__u32 zero = 0, qend;
-	struct bb_stats *st = bpf_map_lookup_elem(&stats, &zero);
+	struct bb_stats *st = stats_of(egress ? BB_EV_TC_EGRESS : BB_EV_TC_INGRESS);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
 	struct bb_answer_at at;
@@ -2787,7 +2806,7 @@ SEC("tc")
 int bloomblock_tc_xdp_reset(struct __sk_buff *skb)
 {
 	struct bb_reset_meta *m = (void *)(long)skb->data_meta;
-	__u32 zero = 0, ip, l4, l3_end, len;
+	__u32 ip, l4, l3_end, len;
 	struct bb_stats *st;
 	struct bb_packet pkt;
 
@@ -2795,7 +2814,7 @@ int bloomblock_tc_xdp_reset(struct __sk_buff *skb)
 		return TC_ACT_UNSPEC;
 	len = m->len;
 	m->magic = 0;
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = stats_of(BB_EV_XDP);	/* the half of the XDP hook's reset */
 	if (!reset_where(skb, &pkt, &ip, &l4, &l3_end) || !(pkt.tcp_flags & 0x04) ||
 	    bb_reset_client_tc(skb, l4, len, ip | (pkt.l3_proto == ETH_P_IP) << 8)) {
 		if (st)
@@ -2841,7 +2860,7 @@ static __always_inline int tc_run(struct __sk_buff *skb, int dir)
 		v = bb_name_tc(skb, next.svc | hook << 8);
 	if (v == BB_TAIL) {
 		bpf_tail_call_static(skb, &url_tc, BB_URL_SLOT);
-		v = tail_call_failed();
+		v = tail_call_failed(hook);
 	}
 	if (v == BB_ANSWER) {
 		if (dir == BB_INGRESS)

@@ -272,6 +272,13 @@ enum bb_event_hook {
 	BB_EV_TC_EGRESS,
 };
 
+/*
+ * The stats map's slots: the counters of each hook at the key of its enum
+ * bb_event_hook value, so that they can be told apart by hook (/metrics' hook
+ * label); slot 0 is no hook's and stays zero. Totals (stats) sum the slots.
+ */
+#define BB_STATS_SLOTS		4
+
 struct bb_event {
 	__u64 time_ns;		/* bpf_ktime_get_coarse_ns(): CLOCK_MONOTONIC, a tick's */
 	__u32 ifindex;

@@ -151,29 +151,116 @@ static double fill_fpr(const struct bb_image *img)
 #define STAT(s, field) ((unsigned long long)(s)->field)
 
 /*
- * The counters are one per-CPU array an instance, shared by its programs at every hook
- * (bpf/bloomblock.bpf.c): they carry no interface or hook label, and the HELP says so.
+ * The counters are a per-CPU array an instance with a slot a hook (BB_STATS_SLOTS,
+ * bpf/bloomblock.bpf.c): each series is one hook's, labelled with the hook and the
+ * interfaces attached at it now (several: their sum, in one series; none: ""). An
+ * instance an earlier version loaded counts every hook in slot 0: hook "any".
  */
-#define PER_INSTANCE	"; summed over the instance's attachments (bloomblock_attached_info)"
+#define PER_HOOK	"; by hook, and the interfaces attached at it (bloomblock_attached_info)"
 
-/* The hits by what was checked: one family with a kind label. */
-static void hits_by_kind(FILE *f, const struct bb_stats *s)
+struct hook_series {
+	struct bb_stats s;
+	const char *hook;
+	char labels[512];	/* interface="...",hook="..." */
+};
+
+/*
+ * The interfaces attached at hook (all: BB_HOOK_MAX), comma-separated, escaped as a
+ * label value (an interface's name may hold " and \\), into ifs.
+ */
+static void hook_interfaces(const struct bb_attachment *att, int n_att, int hook, char *ifs,
+			    size_t size)
 {
-	const struct {
+	size_t o = 0;
+	const char *c;
+	int i;
+
+	for (i = 0; i < n_att; i++) {
+		if ((hook != BB_HOOK_MAX && (int)att[i].hook != hook) ||
+		    o + 2 * strlen(att[i].ifname) + 2 >= size)
+			continue;
+		if (o)
+			ifs[o++] = ',';
+		for (c = att[i].ifname; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				ifs[o++] = '\\';
+			ifs[o++] = *c;
+		}
+	}
+	ifs[o] = '\0';
+}
+
+/*
+ * The series: each hook's counters and labels, then slot 0's ("any") when it counted
+ * anything. Returns how many, or -errno.
+ */
+static int hook_series(const struct bb_instance *inst, const struct bb_attachment *att, int n_att,
+		       struct hook_series *hs)
+{
+	static const int hooks[] = { BB_HOOK_XDP, BB_HOOK_TC_INGRESS, BB_HOOK_TC_EGRESS, BB_HOOK_MAX };
+	static const struct bb_stats zero;
+	char ifs[256];
+	int n = 0, err;
+	size_t h;
+
+	for (h = 0; h < sizeof(hooks) / sizeof(hooks[0]); h++) {
+		/* slot: the hook's enum bb_event_hook; slot 0 for "any" */
+		err = bb_stats_read_hook_fd(inst->stats_fd, hooks[h] == BB_HOOK_MAX ? 0 : hooks[h] + 1,
+					    &hs[n].s);
+		if (err)
+			return err;
+		if (hooks[h] == BB_HOOK_MAX && !memcmp(&hs[n].s, &zero, sizeof(zero)))
+			continue;
+		hs[n].hook = hooks[h] == BB_HOOK_MAX ? "any" : bb_hook_name(hooks[h]);
+		hook_interfaces(att, n_att, hooks[h], ifs, sizeof(ifs));
+		snprintf(hs[n].labels, sizeof(hs[n].labels), "interface=\"%s\",hook=\"%s\"", ifs,
+			 hs[n].hook);
+		n++;
+	}
+	return n;
+}
+
+/* One counter family, a series a hook. */
+static void counter_family(FILE *f, size_t c, const struct hook_series *hs, int n)
+{
+	char name[96], help[512];
+	int i;
+
+	snprintf(name, sizeof(name), "bloomblock_%s_total", counters[c].name);
+	snprintf(help, sizeof(help), "%s" PER_HOOK, counters[c].help);
+	family(f, name, "counter", help);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s{%s} %llu\n", name, hs[i].labels,
+			(unsigned long long)*(const __u64 *)((const char *)&hs[i].s +
+							     counters[c].offset));
+}
+
+/* The hits by what was checked: one family with a kind label, a series a hook and kind. */
+static void hits_by_kind(FILE *f, const struct hook_series *hs, int n)
+{
+	static const struct {
 		const char *kind;
-		unsigned long long n;
+		size_t offset;
 	} rows[] = {
-		{ "ipv4_source", STAT(s, ip4_hits) }, { "ipv6_source", STAT(s, ip6_hits) },
-		{ "destination", STAT(s, ip_dst_hits) }, { "dns", STAT(s, dns_hits) },
-		{ "sni", STAT(s, tls_hits) }, { "host", STAT(s, http_hits) },
-		{ "url", STAT(s, url_hits) },
+		{ "ipv4_source", offsetof(struct bb_stats, ip4_hits) },
+		{ "ipv6_source", offsetof(struct bb_stats, ip6_hits) },
+		{ "destination", offsetof(struct bb_stats, ip_dst_hits) },
+		{ "dns", offsetof(struct bb_stats, dns_hits) },
+		{ "sni", offsetof(struct bb_stats, tls_hits) },
+		{ "host", offsetof(struct bb_stats, http_hits) },
+		{ "url", offsetof(struct bb_stats, url_hits) },
 	};
-	size_t i;
+	size_t r;
+	int i;
 
 	family(f, "bloomblock_hits_total", "counter",
-	       "Bloom filter hits (maybe listed), by what was checked" PER_INSTANCE);
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		fprintf(f, "bloomblock_hits_total{kind=\"%s\"} %llu\n", rows[i].kind, rows[i].n);
+	       "Bloom filter hits (maybe listed), by what was checked" PER_HOOK);
+	for (i = 0; i < n; i++)
+		for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+			fprintf(f, "bloomblock_hits_total{%s,kind=\"%s\"} %llu\n", hs[i].labels,
+				rows[r].kind,
+				(unsigned long long)*(const __u64 *)((const char *)&hs[i].s +
+								     rows[r].offset));
 }
 
 static void by_list(FILE *f, const struct bb_header *hdr, const struct bb_index_view *index)
@@ -215,21 +302,22 @@ static void by_list(FILE *f, const struct bb_header *hdr, const struct bb_index_
 
 int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 {
+	struct hook_series hs[BB_STATS_SLOTS];
 	struct bb_attachment att[64];
 	const struct bb_allow_header *ah = NULL;
 	const struct bb_header *hdr;
 	struct bb_confirm_daemon d;
 	struct bb_index_view index;
 	struct bb_image img;
-	struct bb_stats s;
+	int n, n_att, err;
 	char path[512];
 	json_t *loaded;
 	size_t i;
-	int n, err;
 
-	err = bb_stats_read(inst, &s);
-	if (err)
-		return err;
+	n_att = bb_attachments(bb_opts.pin_dir, att, 64);
+	n = hook_series(inst, att, n_att > 0 ? n_att : 0, hs);
+	if (n < 0)
+		return n;
 	err = bb_image_open(inst, &img);
 	if (err)
 		return err;
@@ -237,23 +325,15 @@ int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 	if (hdr->allow_blocks && (size_t)bb_filter_elements(hdr->nblocks, hdr->allow_blocks) *
 	    BB_BLOCK_BYTES <= img.map_size)
 		ah = (const void *)&img.blocks[bb_allow_index(hdr->nblocks)];
-	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		char name[96], help[512];
-
-		snprintf(name, sizeof(name), "bloomblock_%s_total", counters[i].name);
-		snprintf(help, sizeof(help), "%s" PER_INSTANCE, counters[i].help);
-		family(f, name, "counter", help);
-		fprintf(f, "%s %llu\n", name,
-			(unsigned long long)*(const __u64 *)((const char *)&s + counters[i].offset));
-	}
-	hits_by_kind(f, &s);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		counter_family(f, i, hs, n);
+	hits_by_kind(f, hs, n);
 
 	family(f, "bloomblock_attached_info", "gauge",
 	       "an interface and hook the instance's program is attached to: the counters are "
-	       "the sums over all of them (one instance per interface gives figures per "
-	       "interface)");
-	n = bb_attachments(bb_opts.pin_dir, att, 64);
-	for (i = 0; n > 0 && i < (size_t)n; i++) {
+	       "by hook, summed over the interfaces at it (one instance per interface gives "
+	       "figures per interface)");
+	for (i = 0; n_att > 0 && i < (size_t)n_att; i++) {
 		fputs("bloomblock_attached_info{interface=\"", f);
 		put_escaped(f, att[i].ifname, true);
 		fprintf(f, "\",hook=\"%s\",xdp_mode=\"%s\"} 1\n", bb_hook_name(att[i].hook),

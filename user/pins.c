@@ -158,6 +158,37 @@ static unsigned int prog_family(const struct bpf_program *prog)
 }
 
 /*
+ * Whether map's pin (if any) is a map this version's programs can share: its type and
+ * sizes as the object defines them. libbpf refuses one that is not, and the load then
+ * fails as "invalid argument": said here instead, with what differs and what to do.
+ * An instance an earlier version made keeps its maps across loads (its filter is
+ * swapped, its maps stay), so only loading more programs into it meets this.
+ */
+static int pinned_map_fits(const struct bpf_map *map, const char *pin_dir)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	const char *path = bpf_map__pin_path(map);
+	int fd = path ? bpf_obj_get(path) : -1, err = 0;
+
+	if (fd < 0)
+		return 0;	/* none yet: made and pinned by the load */
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    (info.type != bpf_map__type(map) || info.key_size != bpf_map__key_size(map) ||
+	     info.value_size != bpf_map__value_size(map) ||
+	     info.max_entries != bpf_map__max_entries(map))) {
+		pr_err("%s: made by another version of bloomblock (%u entries of %u bytes; this "
+		       "version's: %u of %u): its programs cannot share it. Run `bloomblock "
+		       "--pin-dir %s unload --all` and load again (the counters start anew)\n",
+		       path, info.max_entries, info.value_size, bpf_map__max_entries(map),
+		       bpf_map__value_size(map), pin_dir);
+		err = -EINVAL;
+	}
+	close(fd);
+	return err;
+}
+
+/*
  * Load the programs of families, sharing the pinned maps (libbpf reuses a map whose
  * pin path exists, and pins the others), fill their tail-call tables and pin their
  * entry programs into inst.
@@ -200,6 +231,8 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog));
+	for (i = 0; !err && i < sizeof(pins) / sizeof(pins[0]); i++)
+		err = pinned_map_fits(bpf_object__find_map_by_name(skel->obj, pins[i].map), pin_dir);
 	if (err)
 		goto cleanup;
 	err = bloomblock__load(skel);
@@ -771,28 +804,55 @@ void bb_stats_delta(struct bb_stats *d, const struct bb_stats *after,
 		((__u64 *)d)[i] = ((const __u64 *)after)[i] - ((const __u64 *)before)[i];
 }
 
-int bb_stats_read_fd(int stats_fd, struct bb_stats *sum)
+/* Add the per-CPU counters of stats_fd's slot to *sum: 0, -ENOENT (no such slot), or -errno. */
+static int stats_add_slot(int stats_fd, __u32 slot, struct bb_stats *percpu, int ncpus,
+			  struct bb_stats *sum)
 {
-	int ncpus = libbpf_num_possible_cpus(), cpu;
-	struct bb_stats *percpu;
-	__u32 zero = 0;
+	int cpu;
 	size_t i;
+
+	if (bpf_map_lookup_elem(stats_fd, &slot, percpu))
+		return -errno;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+			((__u64 *)sum)[i] += ((__u64 *)&percpu[cpu])[i];
+	return 0;
+}
+
+/*
+ * Sum the counters of the slots first .. last of stats_fd, over CPUs. A map with fewer
+ * slots (an instance an earlier version loaded: one, every hook's) has zeros in the
+ * others.
+ */
+static int stats_read_slots(int stats_fd, __u32 first, __u32 last, struct bb_stats *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	struct bb_stats *percpu;
+	__u32 slot;
 
 	if (ncpus < 0)
 		return ncpus;
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(stats_fd, &zero, percpu)) {
-		int err = -errno;
-
-		free(percpu);
-		return err;
-	}
 	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
-			((__u64 *)sum)[i] += ((__u64 *)&percpu[cpu])[i];
+	for (slot = first; !err && slot <= last; slot++) {
+		err = stats_add_slot(stats_fd, slot, percpu, ncpus, sum);
+		if (err == -ENOENT && slot > 0)
+			err = 0;
+	}
 	free(percpu);
-	return 0;
+	return err;
+}
+
+int bb_stats_read_fd(int stats_fd, struct bb_stats *sum)
+{
+	return stats_read_slots(stats_fd, 0, BB_STATS_SLOTS - 1, sum);
+}
+
+int bb_stats_read_hook_fd(int stats_fd, __u32 hook, struct bb_stats *sum)
+{
+	if (hook >= BB_STATS_SLOTS)
+		return -EINVAL;
+	return stats_read_slots(stats_fd, hook, hook, sum);
 }

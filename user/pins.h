@@ -125,8 +125,14 @@ int bb_image_open(const struct bb_instance *inst, struct bb_image *img);
 int bb_image_open_writable(const struct bb_instance *inst, struct bb_image *img);
 void bb_image_close(struct bb_image *img);
 
-/* Sum the per-CPU counters of the stats map stats_fd. */
+/* Sum the per-CPU counters of the stats map stats_fd, over its slots (every hook's). */
 int bb_stats_read_fd(int stats_fd, struct bb_stats *sum);
+/*
+ * Sum those of one hook (enum bb_event_hook): its slot. Zeros for a map with no such
+ * slot; slot 0 is no hook's, where an instance an earlier version loaded counts every
+ * hook.
+ */
+int bb_stats_read_hook_fd(int stats_fd, __u32 hook, struct bb_stats *sum);
 static inline int bb_stats_read(const struct bb_instance *inst, struct bb_stats *sum)
 {
 	return bb_stats_read_fd(inst->stats_fd, sum);

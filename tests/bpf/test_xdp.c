@@ -1867,6 +1867,98 @@ static void test_confirm(void)
 	bb_list_free(&cf.list);
 }
 
+/*
+ * The counters by hook: a listed address through each hook's entry program moves that
+ * hook's slot of the stats map (include/bloomblock.h: BB_STATS_SLOTS, the key its enum
+ * bb_event_hook) and no other slot, and the totals (bb_stats_read_fd()) are the slots'
+ * sum: what /metrics labels by hook.
+ */
+static void test_stats_by_hook(void)
+{
+	/* one prefix length: addr_only()'s path; two: the general path's, hit_decide() */
+	static const char *const one[] = { "198.51.100.77", NULL };
+	static const char *const two[] = { "198.51.100.77", "203.0.113.0/24", NULL };
+	static const char *const *const filters[] = { one, two };
+	const struct {
+		const char *name;
+		int fd;
+		__u32 hook, want;
+		bool skb;
+		struct pkt_frame spec;
+	} runs[] = {
+		{ "xdp", bpf_program__fd(harness.skel->progs.bloomblock_xdp), BB_EV_XDP, XDP_DROP,
+		  false, { .net = PKT_IPV4, .saddr = "198.51.100.77" } },
+		{ "tc-ingress", bpf_program__fd(harness.skel->progs.bloomblock_tc_ingress),
+		  BB_EV_TC_INGRESS, 2 /* TC_ACT_SHOT */, true,
+		  { .net = PKT_IPV4, .saddr = "198.51.100.77" } },
+		{ "tc-egress", bpf_program__fd(harness.skel->progs.bloomblock_tc_egress),
+		  BB_EV_TC_EGRESS, 2, true,
+		  { .net = PKT_IPV4, .saddr = "192.0.2.9", .daddr = "198.51.100.77" } },
+	};
+	struct bb_stats before[BB_STATS_SLOTS], after[BB_STATS_SLOTS], total, d;
+	__u8 packet[MAX_PACKET];
+	char msg[256] = "", name[160];
+	__u32 retval, slot;
+	size_t f, i, len;
+	int err = 0;
+
+	for (f = 0; !err && f < ARRAY_SIZE(filters) * ARRAY_SIZE(runs); f++) {
+		bool only = true;
+
+		i = f % ARRAY_SIZE(runs);
+		if (!i)
+			err = events_filter(filters[f / ARRAY_SIZE(runs)], BB_HDR_F_DROP, 0, 0, msg,
+					    sizeof(msg));
+		if (err)
+			break;
+
+		len = build_packet(&runs[i].spec, packet);
+		for (slot = 0; !err && slot < BB_STATS_SLOTS; slot++)
+			err = bb_stats_read_hook_fd(harness.stats_fd, slot, &before[slot]);
+		err = err ?: harness_run(runs[i].fd, runs[i].skb, packet, len, &retval, NULL);
+		for (slot = 0; !err && slot < BB_STATS_SLOTS; slot++)
+			err = bb_stats_read_hook_fd(harness.stats_fd, slot, &after[slot]);
+		if (err)
+			break;
+		for (slot = 0; slot < BB_STATS_SLOTS; slot++) {
+			bb_stats_delta(&d, &after[slot], &before[slot]);
+			__u64 hits = d.ip4_hits + d.ip_dst_hits;
+
+			if (slot == runs[i].hook)
+				only = only && d.packets == 1 && d.dropped == 1 && hits == 1;
+			else
+				only = only && !d.packets && !d.dropped && !d.passed && !hits;
+		}
+		snprintf(name, sizeof(name), "a listed address at %s (%s path): dropped, counted "
+			 "in the hook's slot (%u) of the stats map and in no other", runs[i].name,
+			 f < ARRAY_SIZE(runs) ? "address" : "general", runs[i].hook);
+		tap_result(retval == runs[i].want && only, name,
+			   "verdict %u (want %u); the slots' packets/dropped: %llu/%llu %llu/%llu "
+			   "%llu/%llu %llu/%llu", retval, runs[i].want,
+			   (unsigned long long)(after[0].packets - before[0].packets),
+			   (unsigned long long)(after[0].dropped - before[0].dropped),
+			   (unsigned long long)(after[1].packets - before[1].packets),
+			   (unsigned long long)(after[1].dropped - before[1].dropped),
+			   (unsigned long long)(after[2].packets - before[2].packets),
+			   (unsigned long long)(after[2].dropped - before[2].dropped),
+			   (unsigned long long)(after[3].packets - before[3].packets),
+			   (unsigned long long)(after[3].dropped - before[3].dropped));
+	}
+	if (!err)
+		err = bb_stats_read_fd(harness.stats_fd, &total);
+	if (!err) {
+		__u64 sum = 0;
+
+		for (slot = 0; slot < BB_STATS_SLOTS; slot++)
+			sum += after[slot].packets;
+		tap_result(total.packets == sum, "the totals are the sum of the hooks' slots",
+			   "total packets %llu, the slots' sum %llu",
+			   (unsigned long long)total.packets, (unsigned long long)sum);
+	}
+	if (err)
+		tap_result(false, "the counters by hook", "%s: %s", msg, strerror(-err));
+}
+
 int main(int argc, char **argv)
 {
 	if (!harness_begin(argc, argv, "bloomblock XDP BPF_PROG_TEST_RUN") || !harness_load())
@@ -1886,5 +1978,6 @@ int main(int argc, char **argv)
 	test_events();
 	test_events_addr_path();
 	test_confirm();
+	test_stats_by_hook();
 	return harness_end();
 }

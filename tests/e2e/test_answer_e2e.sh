@@ -97,8 +97,10 @@ check_eq "stats: dns_answered counts the answers (2 rejects, 5 sinkhole)" "$(bb_
 run bpftool map dump pinned "$BB_PIN_DIR/stats"
 check_match "bpftool reads dns_answered from the stats map (BTF)" '"dns_answered": [0-9]+' "$out"
 run bb stats --prometheus
-check_match "metrics: bloomblock_dns_answered_total" '^bloomblock_dns_answered_total [0-9]+$' "$out"
-check_match "metrics: bloomblock_answer_limited_total" '^bloomblock_answer_limited_total [0-9]+$' "$out"
+check_match "metrics: bloomblock_dns_answered_total" \
+	'^bloomblock_dns_answered_total\{interface="[^"]*",hook="[a-z-]+"\} [1-9][0-9]*$' "$out"
+check_match "metrics: bloomblock_answer_limited_total" \
+	'^bloomblock_answer_limited_total\{interface="[^"]*",hook="[a-z-]+"\} [0-9]+$' "$out"
 
 # ---- a flood: within --answer-rate ------------------------------------------------------------
 run bb load "$LIST" --answer reject --answer-rate 50

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The pinned objects are readable with plain bpftool: the stats map prints named
-# counters whose per-CPU sums are what `bloomblock stats` says, and the program,
-# the link and the filter map are where the design puts them. TAP; root needed.
+# counters, a slot a hook, whose sums over slots and CPUs are what `bloomblock stats`
+# says, and the program, the link and the filter map are where the design puts them.
+# A pinned map another version made is refused by name. TAP; root needed.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,8 +24,19 @@ for name in packets dropped ip4_hits ip6_hits passed; do
 	check_match "bpftool's dump names the counter '$name'" "\"?$name\"?:? +[0-9]+" "$out"
 done
 
-# Per-CPU sums from bpftool equal bloomblock's (retry if a stray packet lands between reads).
-sum='[.[0].formatted.values[].value] | reduce .[] as $c ({}; reduce ($c | keys[]) as $k (.; .[$k] += $c[$k]))'
+# A slot a hook (include/bloomblock.h: BB_STATS_SLOTS): key 1 is XDP's, where the drops are.
+check_eq "the stats map: 4 slots, one a hook (0 none's, 1 xdp, 2 tc-ingress, 3 tc-egress)" \
+	"$(bpftool -j map dump pinned "$BB_PIN_DIR/stats" | jq -c '[.[].formatted.key]')" "[0,1,2,3]"
+xdp_dropped='[.[] | select(.formatted.key == 1) | .formatted.values[].value.dropped] | add'
+check_ge "... key 1 (xdp) holds the drops" \
+	"$(bpftool -j map dump pinned "$BB_PIN_DIR/stats" | jq "$xdp_dropped")" 1
+tc_packets='[.[] | select(.formatted.key != 1) | .formatted.values[].value.packets] | add'
+check_eq "... the others none: nothing is attached at tc" \
+	"$(bpftool -j map dump pinned "$BB_PIN_DIR/stats" | jq "$tc_packets")" 0
+
+# Sums over slots and CPUs from bpftool equal bloomblock's (retry if a stray packet lands
+# between reads).
+sum='[.[].formatted.values[].value] | reduce .[] as $c ({}; reduce ($c | keys[]) as $k (.; .[$k] += $c[$k]))'
 for _ in 1 2 3; do
 	a=$(bpftool -j map dump pinned "$BB_PIN_DIR/stats" | jq -cS "$sum")
 	b=$(bb stats -j | jq -cS .)
@@ -48,5 +60,19 @@ check_match "ip link shows that program on bbd0" "prog/xdp id $(jq -r '.interfac
 	"$(in_dut ip -d link show dev bbd0)"
 run bpftool -j map show pinned "$BB_PIN_DIR/filters"
 check_eq "the filter slot is an array of maps" "$(jq -r .type <<<"$out" 2>&1)" array_of_maps
+
+# A pinned map another version made (here: the stats map of one slot, as before a slot a
+# hook) cannot be shared by this version's programs: the load says which and what to do.
+OLD_PIN=$BB_PIN_DIR-old
+mkdir -p "$OLD_PIN"
+bpftool map create "$OLD_PIN/stats" type percpu_array key 4 value "$(bpftool -j map show pinned "$BB_PIN_DIR/stats" | jq .bytes_value)" entries 1 name stats
+run timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$OLD_PIN" load "$LIST"
+check_rc "a stats map of one slot (another version's) pinned: load fails" nonzero
+check_match "... naming the map, the sizes and the way out" \
+	"$OLD_PIN/stats: made by another version of bloomblock \\(1 entries of [0-9]+ bytes; this version's: 4 of [0-9]+\\).*unload --all" "$err"
+run timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" --pin-dir "$OLD_PIN" unload --all
+check_rc "... and unload --all removes it" 0
+check "... nothing left" test ! -e "$OLD_PIN"
+rm -rf "$OLD_PIN"	# whatever a failure above left
 
 tap_done

@@ -186,10 +186,17 @@ check_match "status: the daemon counting hits by list" '^daemon +running \(pid [
 run bb stats --prometheus
 check_rc "stats --prometheus exits 0" 0
 prom=$out
-check_eq "... bloomblock_ip4_hits_total is stats' ip4_hits" \
-	"$(sed -n 's/^bloomblock_ip4_hits_total \([0-9]*\)$/\1/p' <<<"$prom")" "$(bb_stat ip4_hits)"
+check_eq "... bloomblock_ip4_hits_total at XDP on bbd0 is stats' ip4_hits" \
+	"$(sed -n 's/^bloomblock_ip4_hits_total{interface="bbd0",hook="xdp"} \([0-9]*\)$/\1/p' <<<"$prom")" \
+	"$(bb_stat ip4_hits)"
+check_eq "... a series a hook: xdp at bbd0, tc-ingress and tc-egress at none (0)" \
+	"$(grep '^bloomblock_packets_total' <<<"$prom" | sed 's/ [0-9]*$//; s/^[a-z_]*//' | tr '\n' ' ')" \
+	'{interface="bbd0",hook="xdp"} {interface="",hook="tc-ingress"} {interface="",hook="tc-egress"} '
+check_eq "... nothing counted at the hooks not attached" \
+	"$(grep -E '^bloomblock_[a-z_]+_total\{interface="",hook="tc-' <<<"$prom" | grep -cv ' 0$')" 0
 check_match "... with its HELP and TYPE lines" '^# TYPE bloomblock_dropped_total counter$' "$prom"
-check_match "... the hits by kind" '^bloomblock_hits_total\{kind="ipv6_source"\} [1-9][0-9]*$' "$prom"
+check_match "... the hits by kind" \
+	'^bloomblock_hits_total\{interface="bbd0",hook="xdp",kind="ipv6_source"\} [1-9][0-9]*$' "$prom"
 check_match "... the mode, the attachment" '^bloomblock_filter_info\{mode="drop"\} 1$' "$prom"
 check_match "... the attachment" '^bloomblock_attached_info\{interface="bbd0",hook="xdp",xdp_mode="[a-z]+"\} 1$' "$prom"
 check_match "... the daemon up" '^bloomblock_daemon_up 1$' "$prom"
@@ -200,6 +207,11 @@ check "the Grafana dashboard (docs/) is valid JSON, with panels" jq -e '.panels 
 missing=$(jq -r '.panels[].targets[].expr' "$dash" | grep -oE 'bloomblock_[a-z0-9_]+' | sort -u |
 	while read -r m; do grep -q "^# TYPE $m " <<<"$prom" || echo "$m"; done)
 check_eq "... every metric its panels query is one bloomblock exports" "$missing" ""
+check "... with a hook variable" jq -e '[.templating.list[].name] | index("hook") != null' "$dash"
+unlabelled=$(jq -r '.panels[].targets[].expr | select(test("hook=~"))' "$dash" |
+	grep -oE 'bloomblock_[a-z0-9_]+' | sort -u |
+	while read -r m; do grep -q "^$m{[^}]*hook=\"xdp\"" <<<"$prom" || echo "$m"; done)
+check_eq "... every metric a panel filters by hook has a hook label" "$unlabelled" ""
 if command -v promtool >/dev/null; then
 	run_stdin "$prom" promtool check metrics
 	check_rc "promtool check metrics passes on it" 0
@@ -243,14 +255,14 @@ if command -v prometheus >/dev/null; then
 	done
 	check_eq "a real Prometheus (in the namespace) scrapes the daemon: up is 1" \
 		"$(prom_query 'up{job="bloomblock"}')" 1
-	p0=$(prom_query bloomblock_ip4_hits_total)
-	d0=$(prom_query bloomblock_dropped_total)
+	p0=$(prom_query 'bloomblock_ip4_hits_total{interface="bbd0",hook="xdp"}')
+	d0=$(prom_query 'sum(bloomblock_dropped_total)')
 	ping_from 198.51.100.2 $V4 10 0.2 || true
 	sleep 3
-	check_eq "... its query API: bloomblock_ip4_hits_total rose by the pings sent ($ping_tx)" \
-		"$(( $(prom_query bloomblock_ip4_hits_total) - p0 ))" "$ping_tx"
-	check_ge "... and bloomblock_dropped_total by at least as much" \
-		"$(( $(prom_query bloomblock_dropped_total) - d0 ))" "$ping_tx"
+	check_eq "... its query API: bloomblock_ip4_hits_total{interface=\"bbd0\",hook=\"xdp\"} rose by the pings sent ($ping_tx)" \
+		"$(( $(prom_query 'bloomblock_ip4_hits_total{interface="bbd0",hook="xdp"}') - p0 ))" "$ping_tx"
+	check_ge "... and bloomblock_dropped_total (summed) by at least as much" \
+		"$(( $(prom_query 'sum(bloomblock_dropped_total)') - d0 ))" "$ping_tx"
 	check_eq "... the hits by list, labelled: two items of the list now (2001:db8:51::2, 198.51.100.2)" \
 		"$(prom_query "bloomblock_list_items{list=\"$LIST\"}")" 2
 	kill "$prom" 2>/dev/null

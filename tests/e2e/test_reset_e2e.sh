@@ -171,8 +171,11 @@ check_eq "tc-egress: stats: tcp_reset_half 0" "$(bb_stat tcp_reset_half)" 0
 run bb stats
 check_match "stats names tcp_reset" 'tcp_reset' "$out"
 run bb stats --prometheus
-check_match "metrics: bloomblock_tcp_reset_total" '^bloomblock_tcp_reset_total [1-9][0-9]*$' "$out"
-check_match "metrics: bloomblock_tcp_reset_half_total" '^bloomblock_tcp_reset_half_total 0$' "$out"
+check_match "metrics: bloomblock_tcp_reset_total" \
+	'^bloomblock_tcp_reset_total\{interface="[^"]*",hook="[a-z-]+"\} [1-9][0-9]*$' "$out"
+check_match "metrics: bloomblock_tcp_reset_half_total" \
+	'^bloomblock_tcp_reset_half_total\{interface="[^"]*",hook="[a-z-]+"\} 0$' "$out"
+check_no_match "... 0 at every hook" '^bloomblock_tcp_reset_half_total\{.*\} [1-9]' "$out"
 run bpftool map dump pinned "$BB_PIN_DIR/stats"
 check_match "bpftool reads tcp_reset from the stats map (BTF)" '"tcp_reset": [1-9]' "$out"
 stop_pid "$TLS_PID"

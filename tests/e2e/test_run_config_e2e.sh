@@ -85,7 +85,8 @@ check_match "/metrics: no metrics key: served on 127.0.0.1:9420" \
 check_eq "... listening there and on no other address" \
 	"$(in_dut ss -Hltn 'sport = :9420' | awk '{print $4}')" "127.0.0.1:9420"
 run in_dut curl -sS --max-time 5 http://127.0.0.1:9420/metrics
-check_match "... GET /metrics answers with the counters" '^bloomblock_dropped_total [0-9]+$' "$out"
+check_match "... GET /metrics answers with the counters, by interface and hook" \
+	'^bloomblock_dropped_total\{interface="bbd0",hook="xdp"\} [0-9]+$' "$out"
 run in_dut curl -sS --max-time 5 http://$V4:9420/metrics
 check_rc "... and not on bbd0's address" nonzero
 

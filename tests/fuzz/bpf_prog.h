@@ -57,6 +57,21 @@ static inline struct bb_user_map *bb_prog_map(const void *id, enum bb_user_map_k
 	return m;
 }
 
+/* The counters summed over the stats map's slots (a slot a hook), into *sum. */
+static inline void bb_prog_stats_sum(struct bb_stats *sum)
+{
+	__u32 slot;
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (slot = 0; slot < BB_STATS_SLOTS; slot++) {
+		const __u64 *c = bpf_map_lookup_elem(&stats, &slot);
+
+		for (i = 0; i < sizeof(*sum) / 8; i++)
+			((__u64 *)sum)[i] += c[i];
+	}
+}
+
 /* The maps, the tail-call slots; once. */
 static inline void bb_prog_init(void)
 {
@@ -67,7 +82,7 @@ static inline void bb_prog_init(void)
 	m = bb_prog_map(&filters, BB_UM_OUTER, 4, 4, 1);
 	m->inner = &bb_prog_inner;
 	bb_prog_inner.id = &bb_prog_inner;
-	bb_prog_map(&stats, BB_UM_ARRAY, 4, sizeof(struct bb_stats), 1);
+	bb_prog_map(&stats, BB_UM_ARRAY, 4, sizeof(struct bb_stats), BB_STATS_SLOTS);
 	bb_prog_map(&scratch, BB_UM_ARRAY, 4, sizeof(struct bb_scratch), 1);
 	bb_prog_map(&event_bucket, BB_UM_ARRAY, 4, sizeof(struct bb_event_bucket), 1);
 	bb_prog_map(&answer_bucket, BB_UM_ARRAY, 4, sizeof(struct bb_answer_bucket), 1);
@@ -204,7 +219,7 @@ static inline int bb_prog_run_prog(enum bb_prog_hook hook, void *prog, bool no_m
 	bb_user.clones = bb_user.redirects = 0;
 	bb_user.tail_calls = 0;
 	bb_user.now_ns += 1000;
-	memcpy(&before, bpf_map_lookup_elem(&stats, &zero), sizeof(before));
+	bb_prog_stats_sum(&before);
 	memset(out, 0, sizeof(*out));
 	bb_user.jmp = &jb;
 	bb_user.no_meta = no_meta;
@@ -249,10 +264,11 @@ static inline int bb_prog_run_prog(enum bb_prog_hook hook, void *prog, bool no_m
 	}
 	bb_user.jmp = NULL;
 	{
-		const __u64 *a = bpf_map_lookup_elem(&stats, &zero), *b = (const __u64 *)&before;
+		struct bb_stats after;
 
+		bb_prog_stats_sum(&after);
 		for (s = 0; s < sizeof(before) / 8; s++)
-			((__u64 *)&out->d)[s] = a[s] - b[s];
+			((__u64 *)&out->d)[s] = ((__u64 *)&after)[s] - ((__u64 *)&before)[s];
 	}
 	return 0;
 }
