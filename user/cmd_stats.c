@@ -75,10 +75,13 @@ static int open_instance(struct bb_instance *inst)
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bloomblock stats [--by-list | --prometheus | --watch SEC [--count N]]\n"
+		"Usage: bloomblock stats [--by-hook | --by-list | --prometheus |\n"
+		"                        --watch SEC [--count N]]\n"
 		"\n"
-		"The counters of the live instance, summed over CPUs. The same numbers, per CPU:\n"
+		"The counters of the live instance, summed over CPUs and hooks. The same\n"
+		"numbers, per CPU and hook (key 1 xdp, 2 tc-ingress, 3 tc-egress):\n"
 		"  bpftool map dump pinned %s/%s\n"
+		"  --by-hook   each counter at each hook beside the total (-j: an object a hook)\n"
 		"  --by-list   while bloomblock run runs (any mode): the items that hit and the\n"
 		"              packets they dropped (or flagged), by the list that holds them,\n"
 		"              and the false positives\n"
@@ -88,6 +91,66 @@ static void stats_usage(FILE *out)
 		"              over the interval (-j: one JSON object a line an interval),\n"
 		"              until Ctrl-C or --count N intervals\n",
 		bb_opts.pin_dir, BB_PIN_STATS);
+}
+
+/*
+ * stats --by-hook: each counter's total and its part at each hook (the stats map's
+ * slots), a column a hook; "any" too when an instance an earlier version loaded
+ * counted in slot 0. -j: {"total": {...}, "xdp": {...}, ...}.
+ */
+static int stats_by_hook(const struct bb_instance *inst)
+{
+	static const char *const names[BB_STATS_SLOTS] = { "any", "xdp", "tc-ingress", "tc-egress" };
+	struct bb_stats s[BB_STATS_SLOTS], sum = { 0 };
+	bool any;
+	size_t i, width = 0;
+	__u32 h;
+	int err = 0;
+
+	for (h = 0; !err && h < BB_STATS_SLOTS; h++)
+		err = bb_stats_read_hook_fd(inst->stats_fd, h, &s[h]);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return BB_EXIT_ERROR;
+	}
+	for (h = 0; h < BB_STATS_SLOTS; h++)	/* the total of these reads: the columns add up */
+		for (i = 0; i < sizeof(sum) / sizeof(__u64); i++)
+			((__u64 *)&sum)[i] += ((const __u64 *)&s[h])[i];
+	any = memcmp(&s[0], &(struct bb_stats){ 0 }, sizeof(s[0])) != 0;
+	if (bb_opts.json) {
+		json_t *obj = json_object(), *o;
+
+		for (h = 0; h <= BB_STATS_SLOTS; h++) {
+			const struct bb_stats *c = h == BB_STATS_SLOTS ? &sum : &s[h];
+
+			if (!h && !any)
+				continue;
+			o = json_object();
+			for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+				json_object_set_new(o, counters[i].name, json_integer(
+					*(const __u64 *)((const char *)c + counters[i].offset)));
+			json_object_set_new(obj, h == BB_STATS_SLOTS ? "total" : names[h], o);
+		}
+		bb_json_print(obj);
+		return BB_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		if (strlen(counters[i].name) > width)
+			width = strlen(counters[i].name);
+	printf("%-*s %15s %15s %15s %15s", (int)width, "counter", "total", names[1], names[2],
+	       names[3]);
+	if (any)
+		printf(" %15s", names[0]);
+	printf("\n");
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		printf("%-*s %15llu", (int)width, counters[i].name,
+		       (unsigned long long)*(const __u64 *)((const char *)&sum + counters[i].offset));
+		for (h = 1; h <= (any ? BB_STATS_SLOTS : BB_STATS_SLOTS - 1); h++)	/* any last */
+			printf(" %15llu", (unsigned long long)*(const __u64 *)(
+				(const char *)&s[h % BB_STATS_SLOTS] + counters[i].offset));
+		printf("\n");
+	}
+	return BB_EXIT_OK;
 }
 
 /*
@@ -275,6 +338,7 @@ int cmd_stats(int argc, char **argv)
 	int err;
 
 	static const struct option long_opts[] = {
+		{ "by-hook", no_argument, NULL, 'H' },
 		{ "by-list", no_argument, NULL, 'l' },
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "watch", required_argument, NULL, 'w' },
@@ -282,15 +346,16 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool by_list = false, prometheus = false;
+	bool by_hook = false, by_list = false, prometheus = false;
 	double watch = 0;
 	long count = 0;
 	char *end;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		if (opt == 'l') {
-			by_list = true;
+		if (opt == 'l' || opt == 'H') {
+			by_list |= opt == 'l';
+			by_hook |= opt == 'H';
 			continue;
 		}
 		if (opt == 'P') {
@@ -316,7 +381,7 @@ int cmd_stats(int argc, char **argv)
 		stats_usage(opt == 'h' ? stdout : stderr);
 		return opt == 'h' ? BB_EXIT_OK : BB_EXIT_USAGE;
 	}
-	if (optind != argc || by_list + prometheus + (watch > 0) > 1 || (count && !watch)) {
+	if (optind != argc || by_hook + by_list + prometheus + (watch > 0) > 1 || (count && !watch)) {
 		stats_usage(stderr);
 		return BB_EXIT_USAGE;
 	}
@@ -329,8 +394,9 @@ int cmd_stats(int argc, char **argv)
 			pr_err("cannot read the instance's numbers: %s\n", strerror(-err));
 		return err ? BB_EXIT_ERROR : BB_EXIT_OK;
 	}
-	if (by_list || watch) {
-		err = by_list ? stats_by_list(&inst) : stats_watch(&inst, watch, count);
+	if (by_hook || by_list || watch) {
+		err = by_hook ? stats_by_hook(&inst) :
+		      by_list ? stats_by_list(&inst) : stats_watch(&inst, watch, count);
 		bb_instance_close(&inst);
 		return err;
 	}

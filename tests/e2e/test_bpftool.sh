@@ -46,6 +46,21 @@ done
 check_eq "bpftool's per-CPU sums equal bloomblock stats -j" "$a" "$b"
 check_ge "... and they saw drops" "$(jq -r .dropped <<<"$b")" 1
 
+# stats --by-hook: the same slots, a column (-j: an object) a hook beside the total
+for _ in 1 2 3; do
+	h=$(bb stats --by-hook -j)
+	[ "$(jq -cS .total <<<"$h")" = "$(bb stats -j | jq -cS .)" ] && break
+	sleep 0.3
+done
+check_eq "stats --by-hook -j: its total is stats -j" "$(jq -cS .total <<<"$h")" "$(bb stats -j | jq -cS .)"
+check_eq "... an object a hook, no 'any' (this version's instance)" "$(jq -c 'keys' <<<"$h")" \
+	'["tc-egress","tc-ingress","total","xdp"]'
+check_eq "... the drops at xdp" "$(jq '.xdp.dropped' <<<"$h")" "$(jq '.total.dropped' <<<"$h")"
+check_eq "... none at tc" "$(jq '."tc-ingress".packets + ."tc-egress".packets' <<<"$h")" 0
+run bb stats --by-hook
+check_match "stats --by-hook: a column a hook" '^counter +total +xdp +tc-ingress +tc-egress$' "$out"
+check_match "... the drops in the xdp column" "^dropped +([0-9]+) +\\1 +0 +0\$" "$out"
+
 run bpftool prog show pinned "$BB_PIN_DIR/prog_xdp"
 check_match "the pinned program is an XDP program" 'xdp' "$out"
 st=$(bb status -j)
