@@ -271,7 +271,7 @@ __noinline int bb_allow_pass(__u32 what, __u64 a, __u64 b, __u32 map_id)
 	c.sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!c.sc)
 		return 1;
-	c.st = stats_of(c.sc->hook);	/* hit_core() set it */
+	c.st = stats_of(c.sc->hook);	/* hit_decide() set it */
 	if (!c.st || !open_filter(&c))
 		return 1;	/* unloaded meanwhile: what no filter does, pass */
 	addr = c.sc->allow_addr;
@@ -571,7 +571,7 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
 	__u32 zero = 0, idx = BB_CONFIG_INDEX, what = what_family & 0xff, len;
 	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	struct bb_stats *st = sc ? stats_of(sc->hook) : NULL;	/* hit_core()'s, url_core()'s */
+	struct bb_stats *st = sc ? stats_of(sc->hook) : NULL;	/* hit_decide()'s, url_core()'s */
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_confirm_daemon *d;
 	const struct bb_header *hdr;

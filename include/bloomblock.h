@@ -278,6 +278,8 @@ enum bb_event_hook {
  * label); slot 0 is no hook's and stays zero. Totals (stats) sum the slots.
  */
 #define BB_STATS_SLOTS		4
+_Static_assert((BB_STATS_SLOTS & (BB_STATS_SLOTS - 1)) == 0,
+	       "a power of two: the programs mask a hook into a slot (stats_of())");
 
 struct bb_event {
 	__u64 time_ns;		/* bpf_ktime_get_coarse_ns(): CLOCK_MONOTONIC, a tick's */

@@ -148,8 +148,6 @@ static double fill_fpr(const struct bb_image *img)
 	return kept.fpr;
 }
 
-#define STAT(s, field) ((unsigned long long)(s)->field)
-
 /*
  * The counters are a per-CPU array an instance with a slot a hook (BB_STATS_SLOTS,
  * bpf/bloomblock.bpf.c): each series is one hook's, labelled with the hook and the
