@@ -16,7 +16,7 @@ PKGS		:= libbpf libxxhash jansson libidn2 zlib liblzma libzstd libpcap libmicroh
 		   libcap libxdp
 CFLAGS		?= -O2 -g
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-		   -Iinclude -Iuser -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
+		   -Iinclude -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS))
 # Hardened (tests/e2e/test_hardening.sh checks the binary): stack protector, fortified
 # libc calls, position-independent, full RELRO (the GOT read-only after start-up).
 CFLAGS		+= -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
@@ -48,17 +48,25 @@ endif
 
 BPF_PROGS	:= bloomblock freplace_target freplace_ext
 BPF_TEST_PROGS	:= xxhash_test tc_count_test
-# The pure core (list parsing, names, filter building) needs no libbpf and no root:
-# unit tests link it alone. Everything else in user/ is the CLI over libbpf.
-CORE_SRCS	:= $(wildcard user/list_*.c) $(wildcard user/filter_*.c) user/reader.c user/name.c \
-		   user/guard.c user/bbf.c user/outfile.c user/fault.c user/watch.c
-CLI_SRCS	:= $(filter-out $(CORE_SRCS),$(wildcard user/*.c))
+# user/ in layers, each a folder (docs/DESIGN.md): core (lists, names, filters, index,
+# images, files: no libbpf), kernel (pins, attach, maps, the instance's state), commands
+# (the CLI's), daemon (bloomblock run); main.c on top. Each layer is compiled seeing only
+# its own headers and those below it, so a call upward does not build; the core is also
+# checked for libbpf (core-check). Tests and the benchmark see every layer.
+LAYERS		:= core kernel commands daemon
+LAYER_INC_core	:= -Iuser/core
+LAYER_INC_kernel	:= $(LAYER_INC_core) -Iuser/kernel
+LAYER_INC_commands	:= $(LAYER_INC_kernel) -Iuser/commands
+LAYER_INC_daemon	:= $(LAYER_INC_commands) -Iuser/daemon
+USER_INC	:= $(LAYER_INC_daemon)
+CORE_SRCS	:= $(wildcard user/core/*.c)
+CLI_SRCS	:= $(wildcard user/kernel/*.c user/commands/*.c user/daemon/*.c) user/main.c
 CORE_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 CLI_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
 SKELS		:= $(patsubst %,$(OUTPUT)/%.skel.h,$(BPF_PROGS) $(BPF_TEST_PROGS))
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS	:= $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
-HEADERS		:= $(wildcard include/*.h user/*.h)
+HEADERS		:= $(wildcard include/*.h user/*/*.h)
 BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
 
 .DELETE_ON_ERROR:
@@ -67,7 +75,7 @@ BPF_HEADERS	:= $(wildcard include/*.h bpf/*.h)
 
 all: bloomblock
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/tests $(addprefix $(OUTPUT)/user/,$(LAYERS)):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c $(BPF_HEADERS) | $(OUTPUT)
@@ -82,15 +90,28 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(HEADERS) | $(OUTPUT)/user
+define layer_rule
+$(OUTPUT)/user/$(1)/%.o: user/$(1)/%.c $(HEADERS) | $(OUTPUT)/user/$(1)
+	$$(call msg,CC,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) $$(LAYER_INC_$(1)) -c $$< -o $$@
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
+
+$(OUTPUT)/user/main.o: user/main.c $(HEADERS) | $(OUTPUT)/user/core
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -c $< -o $@
 
 # CLI objects may include skeletons.
 $(CLI_OBJS): $(SKELS)
 
+# The core never includes libbpf or libxdp, nor calls them: its sources and its
+# archive's undefined symbols are checked as it is made.
 $(OUTPUT)/libbbcore.a: $(CORE_OBJS)
 	$(call msg,AR,$@)
+	$(Q)! grep -nE '#include *<(bpf|xdp)/|skel\.h' $(CORE_SRCS) user/core/*.h || \
+		{ echo "user/core includes libbpf (above): the core stays pure" >&2; exit 1; }
+	$(Q)! nm -u $^ | grep -E ' U (bpf_|libbpf_|btf_|xdp_|perf_buffer|ring_buffer)' || \
+		{ echo "user/core calls libbpf (above): the core stays pure" >&2; exit 1; }
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT)/libbbcli.a: $(filter-out $(OUTPUT)/user/main.o,$(CLI_OBJS))
@@ -112,7 +133,7 @@ $(OUTPUT)/tests/lib: | $(OUTPUT)/tests
 
 $(OUTPUT)/tests/lib/%.o: tests/lib/%.c $(TEST_HEADERS) $(HEADERS) | $(OUTPUT)/tests/lib
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Itests -c $< -o $@
 
 $(OUTPUT)/libbbtest.a: $(TEST_LIB_OBJS)
 	$(call msg,AR,$@)
@@ -121,13 +142,13 @@ $(OUTPUT)/libbbtest.a: $(TEST_LIB_OBJS)
 $(OUTPUT)/tests/%: tests/unit/%.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcore.a \
 		   | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcore.a \
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcore.a \
 		$(LDLIBS) -o $@
 
 $(OUTPUT)/tests/%: tests/bpf/%.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
 		   $(OUTPUT)/libbbcore.a $(SKELS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
 		$(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 # tests/tools: programs the end-to-end tests run (an HTTP server that misbehaves on purpose).
@@ -141,7 +162,7 @@ $(OUTPUT)/tests/%: tests/tools/%.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/bbverdict: tests/tools/bbverdict.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a \
 			   | $(OUTPUT)/tests
 	$(call msg,TOOL,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a $(LDLIBS) -o $@
 
 tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS) $(TEST_TOOLS)
 
@@ -161,7 +182,7 @@ $(OUTPUT)/bench.tmp.bpf.o: bpf/bloomblock.bpf.c $(BENCH_HEADERS)
 $(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/lib/pkt.c tests/lib/pkt.h \
 		 $(OUTPUT)/bench.skel.h $(HEADERS) $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) tests/lib/pkt.c \
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Ibench -Itests $(LDFLAGS) $(BENCH_SRCS) tests/lib/pkt.c \
 		$(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
@@ -203,12 +224,12 @@ $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(HEADERS) $(TEST_HEADERS) $(wildcard tests/fuz
 		  bpf/bloomblock.bpf.c $(BPF_HEADERS) $(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a \
 		  $(OUTPUT)/libbbcore.a | $(OUTPUT)/fuzz
 	$(call msg,FUZZER,$@)
-	$(Q)$(CC) $(CFLAGS) $(FUZZ_CFLAGS) -Itests -fsanitize=fuzzer $(LDFLAGS) $< \
+	$(Q)$(CC) $(CFLAGS) $(FUZZ_CFLAGS) $(USER_INC) -Itests -fsanitize=fuzzer $(LDFLAGS) $< \
 		$(OUTPUT)/libbbtest.a $(OUTPUT)/libbbcli.a $(OUTPUT)/libbbcore.a $(LDLIBS) -o $@
 
 $(OUTPUT)/tests/fuzz_seeds: tests/fuzz/seeds.c $(TEST_HEADERS) $(OUTPUT)/libbbtest.a | $(OUTPUT)/tests
 	$(call msg,TOOL,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a -o $@
+	$(Q)$(CC) $(CFLAGS) $(USER_INC) -Itests $(LDFLAGS) $< $(OUTPUT)/libbbtest.a -o $@
 
 fuzzers: $(FUZZERS)
 

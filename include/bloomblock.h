@@ -374,6 +374,7 @@ struct bb_confirm_daemon {
 /* Pinned objects, relative to the pin directory. */
 #define BB_PIN_DIR_DEFAULT	"/sys/fs/bpf/bloomblock"
 #define BB_PIN_FILTERS		"filters"	/* outer ARRAY_OF_MAPS, one slot */
+#define BB_PIN_INSTANCE		"instance"	/* ARRAY of one struct bb_instance_rec (userspace's) */
 #define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
 #define BB_PIN_EVENTS		"events"	/* RINGBUF of struct bb_event */
 #define BB_PIN_EVENT_BUCKET	"event_bucket"	/* the events' rate limit, per CPU */

@@ -4,19 +4,19 @@
 # chosen in docs/RELIABILITY.md ("Static analysis"). Any finding fails the run.
 # A false positive is silenced where it is, with the reason beside it:
 # /* cppcheck-suppress ID: why */ on the line before, or NOLINT(check) on the line.
-#   scripts/lint.sh [FILE...]     (default: user/*.c)
+#   scripts/lint.sh [FILE...]     (default: user/*.c user/*/*.c)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUTPUT:-.output}
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(user/*.c)
+[ ${#files[@]} -gt 0 ] || files=(user/*.c user/*/*.c)
 [ -e "$out/bloomblock.skel.h" ] || { echo "lint: build first (make): it reads the skeletons"; exit 2; }
 fail=0
 
 # cppcheck: errors, warnings, portability and performance; the system headers are
 # not read (the library macros that matter are in scripts/lint/cppcheck.h).
 if ! cppcheck -q --std=c11 --enable=warning,portability,performance --inline-suppr \
-	--error-exitcode=1 --include=scripts/lint/cppcheck.h -D__GNUC__ -Iinclude -Iuser \
+	--error-exitcode=1 --include=scripts/lint/cppcheck.h -D__GNUC__ -Iinclude -Iuser/core -Iuser/kernel -Iuser/commands -Iuser/daemon \
 	-I"$out" -j "$(nproc)" "${files[@]}"; then
 	echo "lint: cppcheck found the above"
 	fail=1
@@ -32,7 +32,7 @@ checks+=',-bugprone-reserved-identifier,-bugprone-assignment-in-if-condition'
 checks+=',-bugprone-suspicious-string-compare,-bugprone-integer-division'
 checks+=',-bugprone-not-null-terminated-result,-bugprone-branch-clone'
 # shellcheck disable=SC2046  # the flags are words
-cflags=(-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -isystem "$out" $(pkg-config --cflags libbpf jansson 2>/dev/null))
+cflags=(-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/core -Iuser/kernel -Iuser/commands -Iuser/daemon -isystem "$out" $(pkg-config --cflags libbpf jansson 2>/dev/null))
 log=$(mktemp)
 printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -I{} clang-tidy -quiet --checks="$checks" \
 	--warnings-as-errors='*' {} -- "${cflags[@]}" >"$log" 2>/dev/null

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "daemon.h"
 #include "state.h"
 
 #define BB_VERSION "0.1.0"
@@ -77,11 +78,11 @@ static int take_global_opts(int argc, char **argv, int first)
 			break;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			bb_opts.json = true;
+			bb_msg.json = true;
 		} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
-			bb_opts.json = bb_opts.pretty = true;
+			bb_msg.json = bb_msg.pretty = true;
 		} else if (!strcmp(a, "-d") || !strcmp(a, "--debug")) {
-			bb_opts.debug = true;
+			bb_msg.debug = true;
 		} else if (!strncmp(a, "--pin-dir=", 10)) {
 			bb_opts.pin_dir = a + 10;
 		} else if (!strcmp(a, "--pin-dir") && in + 1 < argc) {
@@ -115,16 +116,16 @@ int main(int argc, char **argv)
 
 	/* a child of bloomblock run: its messages with syslog priorities, as the daemon's */
 	if (getenv("BB_SYSLOG"))
-		bb_opts.syslog = true;
+		bb_msg.syslog = true;
 
 	/* '+': stop at the command, whose own options follow it */
 	while ((opt = getopt_long(argc, argv, "+jpdVh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			bb_opts.json = true;
+			bb_msg.json = true;
 			break;
 		case 'p':
-			bb_opts.json = bb_opts.pretty = true;
+			bb_msg.json = bb_msg.pretty = true;
 			break;
 		case 'P':
 			bb_opts.pin_dir = optarg;
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 			bb_opts.state_dir = optarg;
 			break;
 		case 'd':
-			bb_opts.debug = true;
+			bb_msg.debug = true;
 			break;
 		case 'V':
 			printf("bloomblock %s\n", BB_VERSION);
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 	}
 	argc = take_global_opts(argc, argv, optind + 1);
 	bb_opts.pin_dir = bb_pin_dir_canonical(bb_opts.pin_dir);
+	bb_state_init(bb_opts.pin_dir, bb_opts.state_dir);
 	bb_libbpf_setup();
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[optind], commands[i].name)) {

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the host must offer: root and capabilities, a BPF filesystem, the interface; libbpf's messages. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <bpf/libbpf.h>
+
+#include "env.h"
+#include "msg.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+static bool has_cap(const struct __user_cap_data_struct *data, int cap)
+{
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+int bb_require_root(void)
+{
+	static const struct { int cap; const char *name; } caps[] = {
+		{ CAP_BPF, "CAP_BPF" }, { CAP_PERFMON, "CAP_PERFMON" },
+		{ CAP_NET_ADMIN, "CAP_NET_ADMIN" }, { CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
+	};
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	char lacks[96] = "";
+	size_t i;
+
+	if (geteuid() == 0)
+		return 0;
+	/* what it lacks, by name: a user's process has none of them, one with file or
+	 * ambient capabilities some, and root's files (pins, state) stay root's anyway */
+	if (!syscall(SYS_capget, &hdr, data))
+		for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			if (!has_cap(data, caps[i].cap))
+				snprintf(lacks + strlen(lacks), sizeof(lacks) - strlen(lacks), " %s",
+					 caps[i].name);
+	pr_err("bloomblock needs root, with CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN and "
+	       "CAP_SYS_ADMIN; this process (uid %u) is not root%s%s: run it with sudo\n",
+	       (unsigned int)geteuid(), lacks[0] ? " and lacks" : "", lacks);
+	return -EPERM;
+}
+
+int bb_require_bpf_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	bool admin, bpf, perfmon, net;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;	/* cannot tell: the kernel will say */
+	admin = has_cap(data, CAP_SYS_ADMIN);
+	bpf = admin || has_cap(data, CAP_BPF);
+	perfmon = admin || has_cap(data, CAP_PERFMON);
+	net = has_cap(data, CAP_NET_ADMIN);
+	if (bpf && perfmon && net)
+		return 0;
+	/* root in a container or a unit that dropped them: the kernel would say EPERM */
+	pr_err("loading needs the capabilities CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (or "
+	       "CAP_SYS_ADMIN for the first two); this process lacks%s%s%s: grant them (a "
+	       "systemd unit: AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_SYS_ADMIN, the last for "
+	       "opening the live filter by its map id)\n",
+	       bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON", net ? "" : " CAP_NET_ADMIN");
+	return -EPERM;
+}
+
+const char *bb_pin_dir_canonical(const char *in)
+{
+	static char out[256];
+	char buf[PATH_MAX], cwd[PATH_MAX], *comp[128], *save = NULL, *t;
+	size_t n = 0, i, len = 0;
+
+	int w;
+
+	if (in[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		w = snprintf(buf, sizeof(buf), "%s/%s", cwd, in);
+	else
+		w = snprintf(buf, sizeof(buf), "%s", in);
+	if (w < 0 || (size_t)w >= sizeof(buf))
+		return in;	/* too long to be a pin dir: said where it is used */
+	/* lexically: no empty, "." or ".." component, no trailing slash */
+	for (t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n)
+				n--;
+			continue;
+		}
+		if (n < sizeof(comp) / sizeof(comp[0]))
+			comp[n++] = t;
+	}
+	out[0] = 0;
+	for (i = 0; i < n && len < sizeof(out); i++)
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "/%s", comp[i]);
+	if (!n)
+		snprintf(out, sizeof(out), "/");
+	return out;
+}
+
+int bb_require_bpffs(const char *pin_dir)
+{
+	char buf[PATH_MAX], *dir;
+	struct statfs st;
+
+	snprintf(buf, sizeof(buf), "%s", pin_dir);
+	dir = dirname(buf);
+	if (statfs(dir, &st) == 0 && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (access(dir, F_OK))
+		pr_err("%s: %s does not exist; the pin directory must be on a BPF filesystem, "
+		       "e.g. under /sys/fs/bpf\n", pin_dir, dir);
+	else if (!strcmp(dir, "/sys/fs/bpf"))
+		pr_err("%s is not on a BPF filesystem: mount it with: mount -t bpf bpf /sys/fs/bpf\n",
+		       pin_dir);
+	else	/* never advice to mount over a directory of the system (/, /tmp, /run) */
+		pr_err("%s is not on a BPF filesystem: %s is not one; put the pin directory under "
+		       "/sys/fs/bpf (mounted with: mount -t bpf bpf /sys/fs/bpf), e.g. "
+		       "--pin-dir /sys/fs/bpf/%s\n", pin_dir, dir, strrchr(pin_dir, '/') ?
+		       strrchr(pin_dir, '/') + 1 : pin_dir);
+	return -ENOENT;
+}
+
+int bb_require_ifindex(const char *ifname, int *ifindex)
+{
+	unsigned int idx = if_nametoindex(ifname);
+
+	if (!idx) {
+		pr_err("no interface named '%s' (see: ip link show)\n", ifname);
+		return -ENODEV;
+	}
+	*ifindex = (int)idx;
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN && !bb_msg.debug)
+		return 0;
+	/* netlink's answers to tc queries of interfaces without our filter: expected */
+	if (!bb_msg.debug && strstr(fmt, "Kernel error message:"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bb_libbpf_setup(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
