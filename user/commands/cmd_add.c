@@ -10,56 +10,110 @@
 
 #include "load.h"
 #include "common.h"
+#include "items.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
 #include "state.h"
 
-static void usage(FILE *out, bool add)
-{
-	if (add)
-		fprintf(out,
-			"Usage: bloomblock add [--max-fp P] [-f LIST]... [ITEM...]   (ITEM \"-\": stdin)\n"
-			"\n"
-			"Block addresses, prefixes, names (\"*.name\": the subdomains only) and URLs\n"
-			"in the live filter at once, with no rebuild; until the next load, which\n"
-			"builds from its lists. -f LIST reads a list file (any format load reads).\n"
-			"Refused, with nothing changed, when a check of a packet would then be a\n"
-			"false positive more often than --max-fp (default: twice the load's --fp):\n"
-			"load again, with --capacity, to make room.\n"
-			"Exit status: 0 every item added (or held already), 1 any not (the rate,\n"
-			"a prefix length the filter cannot take without a reload), 2 an item that\n"
-			"cannot be parsed, nothing loaded, no key index (load --no-index).\n");
-	else
-		fprintf(out,
-			"Usage: bloomblock del [-f LIST]... [ITEM...]   (ITEM \"-\": stdin)\n"
-			"\n"
-			"Take listed items out of the live filter at once, until the next load. Only\n"
-			"what a list holds as such can be deleted (the key index says): deleting\n"
-			"what it does not hold is refused, since it would unblock listed items. A\n"
-			"bit is cleared only when no listed item sets it, so nothing else listed is\n"
-			"ever unblocked; to pass an item a wider prefix or a parent name blocks, use\n"
-			"bloomblock allow.\n"
-			"Exit status: 0 every item deleted, 1 any not listed as such, 2 as add.\n");
-}
+/*
+ * One item's outcome, kept until the commit says whether the staged changes went
+ * live: only then is anything said, so that "added" is never printed for what a
+ * refused commit did not add.
+ */
+struct outcome {
+	char *item;
+	const char *what;	/* "added", "listed already", "not added", ... */
+	char *note;
+	bool ok, staged;	/* staged: its change waits for the commit */
+	bool quiet;		/* from a file or stdin: said only when it failed */
+};
 
 struct run {
 	bool add;
 	struct bb_live live;
-	json_t *results;
-	bool quiet;		/* from a file or stdin: say only what failed */
+	struct outcome *v;
+	size_t n, cap;
 	size_t done, held, failed;
-	bool bad;
+	bool quiet;		/* the items now from a file or stdin */
+	bool bad_file;		/* a file not read, or with lines that are no item */
+	bool nomem;
 };
 
 static void result(struct run *r, const char *item, const char *what, const char *note,
 		   bool ok)
 {
-	if (r->results)
-		json_array_append_new(r->results, json_pack("{s:s, s:s, s:s?}", "item", item,
-							    "result", what, "note", note));
-	else if (!r->quiet || !ok)
-		printf("%s: %s%s%s\n", item, what, note ? ": " : "", note ? note : "");
+	struct outcome *o;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct outcome *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v) {
+			r->nomem = true;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	o = &r->v[r->n++];
+	*o = (struct outcome){ .item = strdup(item), .what = what,
+			       .note = note ? strdup(note) : NULL, .ok = ok,
+			       .staged = ok && (!strcmp(what, "added") || !strcmp(what, "deleted")),
+			       .quiet = r->quiet };
+	if (!o->item)
+		r->nomem = true;
+}
+
+/* What each item came to, now that the commit said: stdout (or -j), in order. */
+static void results_say(struct run *r)
+{
+	json_t *arr = bb_msg.json ? json_array() : NULL;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct outcome *o = &r->v[i];
+
+		if (arr)
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:b, s:s?}", "item",
+							     o->item, "result", o->what, "done",
+							     o->ok, "note", o->note));
+		else if (!(o->quiet && o->ok))
+			printf("%s: %s%s%s\n", o->item, o->what, o->note ? ": " : "",
+			       o->note ? o->note : "");
+	}
+	if (arr)
+		bb_json_print(arr);
+}
+
+/* The commit refused: each staged change is undone, and says why. */
+static void results_refused(struct run *r, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		struct outcome *o = &r->v[i];
+
+		if (!o->staged)
+			continue;
+		o->what = r->add ? "not added" : "not deleted";
+		o->ok = false;
+		free(o->note);
+		o->note = strdup(why);
+		r->done--;
+		r->failed++;
+	}
+}
+
+static void results_free(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].item);
+		free(r->v[i].note);
+	}
+	free(r->v);
 }
 
 static void one_entry(struct run *r, const char *item, const struct bb_entry *e)
@@ -132,12 +186,10 @@ static void one_item(struct run *r, const char *item)
 	struct bb_entry e;
 
 	if (bb_list_parse_item(item, &e, text, sizeof(text), &why) < 0) {
-		why = why ? why : "not an address, prefix, name or URL";
-		pr_err("%s: %s\n", item, why);
-		if (r->results)
-			json_array_append_new(r->results, json_pack("{s:s, s:s}", "item", item,
-								    "error", why));
-		r->bad = true;
+		/* a line of stdin: the command line's were checked before */
+		r->failed++;
+		result(r, item, r->add ? "not added" : "not deleted", why ? why :
+		       "not an address, prefix, name or URL", false);
 		return;
 	}
 	one_entry(r, item, &e);
@@ -148,21 +200,29 @@ static void stdin_item(void *ctx, const char *item)
 	one_item(ctx, item);
 }
 
+/* A list file's entries, each an item; its lines that are none said by the parser. */
 static int one_file(struct run *r, const char *path)
 {
 	struct bb_list_opts lo = { .report = stderr, .max_entries = BB_MAX_ENTRIES_DEFAULT,
 				   .max_bytes = BB_MAX_LIST_SIZE_DEFAULT };
 	struct bb_list list;
 	char text[BB_KEY_MAX + 80];
-	size_t i;
+	size_t i, rejected;
 	int err;
 
 	bb_list_init(&list);
 	err = bb_list_parse_file(&list, path, &lo, NULL);
 	if (err) {
 		bb_list_free(&list);
-		r->bad = true;
+		r->bad_file = true;
 		return err;
+	}
+	rejected = bb_list_rejected_total(&list.counts);
+	if (rejected) {
+		pr_warn("%s: %zu line%s %s no item (above): not %s\n", path, rejected,
+			rejected == 1 ? "" : "s", rejected == 1 ? "is" : "are",
+			r->add ? "added" : "deleted");
+		r->bad_file = true;
 	}
 	for (i = 0; i < list.n; i++) {
 		bb_entry_text(&list.entries[i], text, sizeof(text));
@@ -172,60 +232,53 @@ static int one_file(struct run *r, const char *path)
 	return 0;
 }
 
-/* What add or del was asked: its items (argv[1..n_items]), files and --max-fp. */
-struct items_args {
+/* add's and del's options. */
+struct items_opts {
 	const char *files[64];
-	int n_files, n_items;
+	int n_files;
 	double max_fp;		/* 0: twice the planned rate */
 };
 
-/*
- * add's or del's arguments into a, the items moved to argv[1..]: not getopt, as an
- * item may start with '-' (as for check). 0, or the exit code (-1: --help, answered).
- */
-static int items_args(int argc, char **argv, bool add, struct items_args *a)
+static int opt_file(void *opts, const struct bb_option *o, const char *arg)
 {
-	bool items_only = false;
-	char *end;
-	int i, n = 0;
+	struct items_opts *io = opts;
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!items_only && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-			usage(stdout, add);
-			return -1;
-		}
-		if (!items_only && !strcmp(arg, "--")) {
-			items_only = true;
-			continue;
-		}
-		if (!items_only && (!strcmp(arg, "-f") || !strcmp(arg, "--file"))) {
-			if (i + 1 == argc || a->n_files == 64) {
-				usage(stderr, add);
-				return BB_EXIT_USAGE;
-			}
-			a->files[a->n_files++] = argv[++i];
-			continue;
-		}
-		if (!items_only && add && !strcmp(arg, "--max-fp")) {
-			if (i + 1 == argc || (a->max_fp = strtod(argv[i + 1], &end), *end) ||
-			    !(a->max_fp > 0 && a->max_fp < 1)) {
-				pr_err("--max-fp: a rate above 0 and below 1\n");
-				return BB_EXIT_USAGE;
-			}
-			i++;
-			continue;
-		}
-		argv[++n] = argv[i];
+	(void)o;
+	if (io->n_files == 64) {
+		pr_err("-f: at most 64 files\n");
+		return -EINVAL;
 	}
-	a->n_items = n;
-	if (!n && !a->n_files) {
-		usage(stderr, add);
-		return BB_EXIT_USAGE;
+	io->files[io->n_files++] = arg;
+	return 0;
+}
+
+static int opt_max_fp(void *opts, const struct bb_option *o, const char *arg)
+{
+	double *v = BB_OPT_FIELD(opts, o, double);
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (*end || end == arg || !(*v > 0 && *v < 1)) {
+		pr_err("--max-fp: a rate above 0 and below 1, not '%s'\n", arg);
+		return -EINVAL;
 	}
 	return 0;
 }
+
+static const struct bb_option del_options[] = {
+	{ "file", 'f', "LIST", "the entries of a list file (any format load reads;\n"
+	  "repeatable)", opt_file, 0, BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
+
+static const struct bb_option add_options[] = {
+	{ "file", 'f', "LIST", "the entries of a list file (any format load reads;\n"
+	  "repeatable)", opt_file, 0, BB_OPT_NO_GIVEN, NULL },
+	{ "max-fp", 0, "P", "refuse what would make a check of a packet a false\n"
+	  "positive more often than P (default: twice load's --fp)", opt_max_fp,
+	  offsetof(struct items_opts, max_fp), BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
 
 /*
  * inst's live filter (under the lock), its index and shadow opened into r->live;
@@ -240,7 +293,7 @@ static int items_open(struct run *r, struct bb_instance *inst, struct bb_image *
 	bb_instance_close(inst);
 	if (err) {
 		pr_err("no live filter under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_USAGE;
+		return BB_EXIT_ERROR;
 	}
 	err = bb_state_path(index_path, path_size, BB_STATE_INDEX);
 	err = err ?: bb_state_path(shadow_path, path_size, BB_STATE_SHADOW);
@@ -252,111 +305,200 @@ static int items_open(struct run *r, struct bb_instance *inst, struct bb_image *
 		       "is another filter's" : strerror(-err),
 		       err == -ENOENT ? " without --no-index (a filter file holds none yet)" : "");
 		bb_image_close(img);
-		return BB_EXIT_USAGE;
+		return BB_EXIT_ERROR;
 	}
 	if (r->live.shadow_built && bb_msg.debug)
 		pr_info("the counting shadow was built from the key index\n");
 	return 0;
 }
 
-/* The changes in r->live made live (bb_live_commit()), and said; the exit code. */
+/*
+ * Why the commit refused the adds: each check over max_fp, and whether the live
+ * filter was sized for that check at all (a kind it holds no keys of: --room), or is
+ * full (--capacity).
+ */
+static void refused_why(const struct run *r, const double *fp_check, double max_fp, char *why,
+			size_t size)
+{
+	static const char *const kinds[BB_CHECK_MAX] = { "addresses", "names", "URLs" };
+	static const char *const rooms[BB_CHECK_MAX] = { "", "names", "urls" };
+	const struct bb_header *hdr = (const void *)&r->live.image[BB_HEADER_INDEX];
+	static const __u32 kind_flag[BB_CHECK_MAX] = { 0, BB_HDR_F_NAMES | BB_HDR_F_ROOM_NAMES,
+						       BB_HDR_F_URLS | BB_HDR_F_ROOM_URLS };
+	size_t used = 0;
+	unsigned int c;
+
+	why[0] = '\0';
+	for (c = 0; c < BB_CHECK_MAX && used < size; c++) {
+		bool new_kind = kind_flag[c] && !(hdr->flags & kind_flag[c]);
+
+		if (!(fp_check[c] > max_fp))
+			continue;
+		used += (size_t)snprintf(why + used, size - used, "%s%s check of a packet would "
+					 "be a false positive %.3g of the time, over --max-fp "
+					 "%.3g: ", used ? "; " : "", bb_check_name(c),
+					 fp_check[c], max_fp);
+		if (used >= size)
+			break;
+		if (new_kind)
+			used += (size_t)snprintf(why + used, size - used, "the live filter holds "
+						 "no %s and was sized without room for them: "
+						 "load again with --room %s (or with %s in a "
+						 "list)", kinds[c], rooms[c], kinds[c]);
+		else
+			used += (size_t)snprintf(why + used, size - used, "the live filter is "
+						 "full: load again with more --capacity");
+	}
+}
+
+/* The changes in r->live made live (bb_live_commit()); the exit code. */
 static int items_commit(struct run *r, const char *index_path, const char *shadow_path,
-			double max_fp, int n_files)
+			double max_fp)
 {
 	double fp_check[BB_CHECK_MAX];
-	unsigned int c;
-	__u64 keys;
+	char why[1024];
 	int err;
 
 	if (!max_fp)
 		max_fp = 2 * (r->live.meta.fp > 0 ? r->live.meta.fp : BB_FPR_DEFAULT);
 	err = bb_live_commit(&r->live, index_path, shadow_path, max_fp, fp_check);
 	if (err == -ENOSPC) {
-		pr_err("nothing added: a check of a packet would then be a false positive ");
-		for (c = 0; c < BB_CHECK_MAX; c++)
-			if (fp_check[c] > 0)
-				fprintf(stderr, "%s%s %.3g", c ? ", " : "", bb_check_name(c),
-					fp_check[c]);
-		fprintf(stderr, " of the time, over --max-fp %.3g: load again with more "
-			"--capacity\n", max_fp);
+		refused_why(r, fp_check, max_fp, why, sizeof(why));
+		results_refused(r, why);
+		pr_err("nothing added: %s\n", why);
 		return BB_EXIT_ERROR;
 	}
 	if (err) {
-		pr_err("%s: %s (a crash-safe order: at worst a false positive, never a "
-		       "miss)\n", r->add ? "add" : "del", strerror(-err));
+		snprintf(why, sizeof(why), "%s (a crash-safe order: at worst a false positive, "
+			 "never a miss)", strerror(-err));
+		results_refused(r, why);
+		pr_err("%s: %s\n", r->add ? "add" : "del", why);
 		return BB_EXIT_ERROR;
 	}
-	keys = r->add ? r->live.keys_added : r->live.keys_removed;
-	if (r->quiet || n_files)
-		pr_info("%s %zu item%s, %zu %s; %llu key%s %s\n", r->add ? "added" : "deleted",
-			r->done, r->done == 1 ? "" : "s", r->add ? r->held : r->failed,
-			r->add ? "listed already" : "not listed", (unsigned long long)keys,
-			keys == 1 ? "" : "s", r->add ? "set" : "cleared");
 	return r->failed ? BB_EXIT_ERROR : BB_EXIT_OK;
 }
 
-static int run_items(int argc, char **argv, bool add)
+/* The totals, for items from files and stdin (whose every line is not said). */
+static void items_summary(const struct run *r)
 {
-	struct items_args a = { .n_files = 0 };
+	__u64 keys = r->add ? r->live.keys_added : r->live.keys_removed;
+
+	if (r->add)
+		pr_info("added %zu item%s, %zu listed already, %zu not added; %llu key%s set\n",
+			r->done, r->done == 1 ? "" : "s", r->held, r->failed,
+			(unsigned long long)keys, keys == 1 ? "" : "s");
+	else
+		pr_info("deleted %zu item%s, %zu not deleted; %llu key%s cleared\n", r->done,
+			r->done == 1 ? "" : "s", r->failed, (unsigned long long)keys,
+			keys == 1 ? "" : "s");
+}
+
+static int run_items(const struct bb_command *cmd, int argc, char **argv, bool add)
+{
+	struct items_opts io = { .n_files = 0 };
 	struct run r = { .add = add };
 	char index_path[512], shadow_path[512];
 	struct bb_instance inst;
 	struct bb_image img;
+	struct bb_args a;
+	bool any_quiet = false;
 	int i, lock, ret;
 
-	ret = items_args(argc, argv, add, &a);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
-	ret = bb_instance_open_said(bb_opts.pin_dir, &inst);
-	if (ret)
-		return ret == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
+	ret = bb_items_parse(cmd, argc, argv, &io, &a);
+	if (ret < 0 && !a.n && !io.n_files)
+		ret = bb_usage_error(cmd, "names no item (and no -f LIST)");
+	if (ret >= 0)
+		goto out_args;
+	ret = BB_EXIT_ERROR;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir) ||
+	    bb_instance_open_said(bb_opts.pin_dir, &inst))
+		goto out_args;
 	lock = bb_state_lock();	/* a load swaps filters under it: this changes the live one */
 	if (lock < 0) {
 		bb_instance_close(&inst);
-		return BB_EXIT_ERROR;
+		goto out_args;
 	}
 	ret = items_open(&r, &inst, &img, index_path, shadow_path, sizeof(index_path));
 	if (ret) {
 		close(lock);
-		return ret;
+		goto out_args;
 	}
-	if (bb_msg.json)
-		r.results = json_array();
-	for (i = 0; i < a.n_files; i++) {
-		r.quiet = true;
-		if (one_file(&r, a.files[i]))
-			pr_err("%s: not read, nothing of it %s\n", a.files[i],
+	for (i = 0; i < io.n_files; i++) {
+		r.quiet = any_quiet = true;
+		if (one_file(&r, io.files[i]))
+			pr_err("%s: not read, nothing of it %s\n", io.files[i],
 			       add ? "added" : "deleted");
 	}
-	for (i = 1; i <= a.n_items; i++) {
-		r.quiet = a.n_files > 0 || !strcmp(argv[i], "-");
-		if (strcmp(argv[i], "-"))
-			one_item(&r, argv[i]);
+	for (i = 0; i < a.n; i++) {
+		r.quiet = io.n_files > 0 || !strcmp(a.v[i], "-");
+		any_quiet |= r.quiet;
+		if (strcmp(a.v[i], "-"))
+			one_item(&r, a.v[i]);
 		else
 			bb_stdin_items(stdin_item, &r);
 	}
-	if (r.bad) {
-		pr_err("nothing %s: an item could not be parsed\n", add ? "added" : "deleted");
-		ret = BB_EXIT_USAGE;
+	if (r.nomem) {
+		pr_err("out of memory: nothing %s\n", add ? "added" : "deleted");
+		ret = BB_EXIT_ERROR;
 	} else {
-		ret = items_commit(&r, index_path, shadow_path, a.max_fp, a.n_files);
+		ret = items_commit(&r, index_path, shadow_path, io.max_fp);
+		results_say(&r);
+		if (any_quiet)
+			items_summary(&r);
+		if (r.bad_file)
+			ret = BB_EXIT_ERROR;
 	}
-	if (r.results)
-		bb_json_print(r.results);
+	results_free(&r);
 	bb_live_close(&r.live);
 	bb_image_close(&img);
 	close(lock);
+out_args:
+	bb_args_free(&a);
 	return ret;
 }
 
-int cmd_add(int argc, char **argv)
+static int cmd_add(int argc, char **argv)
 {
-	return run_items(argc, argv, true);
+	return run_items(&cmd_add_def, argc, argv, true);
 }
 
-int cmd_del(int argc, char **argv)
+static int cmd_del(int argc, char **argv)
 {
-	return run_items(argc, argv, false);
+	return run_items(&cmd_del_def, argc, argv, false);
 }
+
+const struct bb_command cmd_add_def = {
+	.name = "add",
+	.synopsis = "[--max-fp P] [-f LIST]... [ITEM...]   (ITEM \"-\": stdin)",
+	.summary = "block items in the live filter now, until the next load",
+	.help = "Block addresses, prefixes, names (\"*.name\": the subdomains only) and URLs\n"
+		"in the live filter at once, with no rebuild; until the next load, which\n"
+		"builds from its lists. Each item's line says what was done: added, listed\n"
+		"already, or not added and why. Refused, with nothing changed, when a check of\n"
+		"a packet would then be a false positive more often than --max-fp: load again\n"
+		"with more --capacity, or, for a kind the filter holds none of (a URL added to\n"
+		"a filter of addresses), with --room. Items that start with '-' follow \"--\".\n",
+	.notes = "Exit status: 0 every item added (or listed already); 1 any not (the rate, a\n"
+		 "prefix length the filter cannot take without a reload, a line of a file or\n"
+		 "stdin that is no item), or an error (not root, nothing loaded, no key index:\n"
+		 "load --no-index); 2 a usage error: an item that cannot be parsed, and\n"
+		 "nothing is done.\n",
+	.groups = { add_options },
+	.run = cmd_add,
+};
+
+const struct bb_command cmd_del_def = {
+	.name = "del",
+	.synopsis = "[-f LIST]... [ITEM...]   (ITEM \"-\": stdin)",
+	.summary = "take listed items out of the live filter, until the next load",
+	.help = "Take listed items out of the live filter at once, until the next load. Only\n"
+		"what a list holds as such can be deleted (the key index says): deleting\n"
+		"what it does not hold is refused, since it would unblock listed items. A\n"
+		"bit is cleared only when no listed item sets it, so nothing else listed is\n"
+		"ever unblocked; to pass an item a wider prefix or a parent name blocks, use\n"
+		"bloomblock allow.\n",
+	.notes = "Exit status: 0 every item deleted; 1 any not listed as such, or an error; 2 a\n"
+		 "usage error (nothing is done).\n",
+	.groups = { del_options },
+	.run = cmd_del,
+};

@@ -11,40 +11,11 @@
 #include "fault.h"
 #include "outfile.h"
 #include "common.h"
+#include "items.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
 #include "state.h"
-
-static void usage(FILE *out, bool allow)
-{
-	if (allow)
-		fprintf(out,
-			"Usage: bloomblock allow ITEM...   (ITEM \"-\": one item a line from stdin)\n"
-			"       bloomblock allow --list\n"
-			"\n"
-			"Let addresses, prefixes, names and URLs through the live filter whatever\n"
-			"the lists hold: a false positive, or a host that must never be blocked.\n"
-			"It takes effect at once, with no reload, and lasts: the items are kept in\n"
-			"%s/%s, which every load reads as an allowlist.\n"
-			"An allowed name passes its subdomains too (\"*.name\": the subdomains only),\n"
-			"an allowed prefix every address in it, an allowed URL (http://host/path/)\n"
-			"the requests under it; an allowed host passes its URLs. The allowlist is\n"
-			"exact and read only after a hit, so it costs a miss nothing.\n"
-			"--list prints the items kept.\n"
-			"Exit status: 0 every item allowed, 1 any not (full, too many prefix\n"
-			"lengths), 2 an item that cannot be parsed, nothing loaded, not root.\n",
-			bb_state_dir(), BB_STATE_ALLOW);
-	else
-		fprintf(out,
-			"Usage: bloomblock disallow ITEM...   (ITEM \"-\": one item a line from stdin)\n"
-			"\n"
-			"Take items out of the live allowlist, at once, and out of %s/%s.\n"
-			"An item allowed by a list (load --allow, a list's own exceptions) is taken\n"
-			"out of the live filter until the next load reads that list again.\n"
-			"Exit status: 0 every item taken out, 1 any that was not allowed, 2 as allow.\n",
-			bb_state_dir(), BB_STATE_ALLOW);
-}
 
 /* The items kept in allow.list, one a line as bb_entry_text() wrote them. */
 struct kept {
@@ -151,7 +122,7 @@ struct run {
 	struct bb_image img;
 	struct kept kept;
 	json_t *results;
-	bool failed, bad;
+	bool failed;
 };
 
 static void result(struct run *r, const char *item, const char *what, const char *note)
@@ -189,12 +160,10 @@ static void one(struct run *r, const char *item)
 	int ret;
 
 	if (bb_list_parse_item(item, &e, text, sizeof(text), &why) < 0) {
-		why = why ? why : "not an address, prefix, name or URL";
-		pr_err("%s: %s\n", item, why);
-		if (r->results)
-			json_array_append_new(r->results, json_pack("{s:s, s:s}", "item", item,
-								    "error", why));
-		r->bad = true;
+		/* a line of stdin: the command line's were checked before */
+		result(r, item, r->allow ? "not allowed" : "not taken out", why ? why :
+		       "not an address, prefix, name or URL");
+		r->failed = true;
 		return;
 	}
 	e.flags |= BB_ENTRY_F_ALLOW;
@@ -291,50 +260,56 @@ static int list_kept(void)
 	return BB_EXIT_OK;
 }
 
-static int run_items(int argc, char **argv, bool allow)
+/* allow's own option. */
+struct allow_opts {
+	bool list;
+};
+
+static const struct bb_option allow_options[] = {
+	{ "list", 'l', NULL, "print the items kept, and nothing else", bb_opt_flag,
+	  offsetof(struct allow_opts, list), BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
+
+static int run_items(const struct bb_command *cmd, int argc, char **argv, bool allow)
 {
 	struct run r = { .allow = allow };
+	struct allow_opts ao = { 0 };
 	struct bb_instance inst;
-	int i, n = 0, lock, err, ret;
-	bool items_only = false;
+	struct bb_args a;
+	int i, lock, err, ret;
 
-	/* Not getopt: an item may start with '-', as for check. */
-	for (i = 1; i < argc; i++) {
-		if (!items_only && !n && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-			usage(stdout, allow);
-			return BB_EXIT_OK;
-		}
-		if (!items_only && !n && allow && (!strcmp(argv[i], "-l") ||
-						   !strcmp(argv[i], "--list")))
-			return argc == 2 ? list_kept() : (usage(stderr, allow), BB_EXIT_USAGE);
-		if (!items_only && !strcmp(argv[i], "--")) {
-			items_only = true;
-			continue;
-		}
-		argv[++n] = argv[i];
+	ret = bb_items_parse(cmd, argc, argv, &ao, &a);
+	if (ret < 0 && ao.list && a.n)
+		ret = bb_usage_error(cmd, "--list takes no item");
+	if (ret < 0 && !ao.list && !a.n)
+		ret = bb_usage_error(cmd, "names no item");
+	if (ret >= 0 || ao.list) {
+		bb_args_free(&a);
+		return ret >= 0 ? ret : list_kept();
 	}
-	argc = n + 1;
-	if (argc < 2) {
-		usage(stderr, allow);
-		return BB_EXIT_USAGE;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir)) {
+		bb_args_free(&a);
+		return BB_EXIT_ERROR;
 	}
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
 	err = bb_instance_open_said(bb_opts.pin_dir, &inst);
-	if (err)
-		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
+	if (err) {
+		bb_args_free(&a);
+		return BB_EXIT_ERROR;
+	}
 	/* a load swaps filters under the lock: this changes the one it left live */
 	lock = bb_state_lock();
 	if (lock < 0) {
 		bb_instance_close(&inst);
+		bb_args_free(&a);
 		return BB_EXIT_ERROR;
 	}
 	err = bb_image_open_writable(&inst, &r.img);
 	bb_instance_close(&inst);
 	if (err) {
 		pr_err("no live filter under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		close(lock);
-		return BB_EXIT_USAGE;
+		ret = BB_EXIT_ERROR;
+		goto out;
 	}
 	err = kept_read(&r.kept);
 	if (err) {
@@ -344,9 +319,9 @@ static int run_items(int argc, char **argv, bool allow)
 	}
 	if (bb_msg.json)
 		r.results = json_array();
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-"))
-			one(&r, argv[i]);
+	for (i = 0; i < a.n; i++) {
+		if (strcmp(a.v[i], "-"))
+			one(&r, a.v[i]);
 		else
 			bb_stdin_items(stdin_item, &r);
 	}
@@ -362,20 +337,55 @@ static int run_items(int argc, char **argv, bool allow)
 	}
 	if (r.results)
 		bb_json_print(r.results);
-	ret = r.bad ? BB_EXIT_USAGE : r.failed ? BB_EXIT_ERROR : BB_EXIT_OK;
+	ret = r.failed ? BB_EXIT_ERROR : BB_EXIT_OK;
 out:
 	kept_free(&r.kept);
 	bb_image_close(&r.img);
 	close(lock);
+	bb_args_free(&a);
 	return ret;
 }
 
-int cmd_allow(int argc, char **argv)
+static int cmd_allow(int argc, char **argv)
 {
-	return run_items(argc, argv, true);
+	return run_items(&cmd_allow_def, argc, argv, true);
 }
 
-int cmd_disallow(int argc, char **argv)
+static int cmd_disallow(int argc, char **argv)
 {
-	return run_items(argc, argv, false);
+	return run_items(&cmd_disallow_def, argc, argv, false);
 }
+
+const struct bb_command cmd_allow_def = {
+	.name = "allow",
+	.synopsis = "ITEM...   (ITEM \"-\": one item a line from stdin)\n--list",
+	.summary = "let items through the live filter, now and after reloads",
+	.help = "Let addresses, prefixes, names and URLs through the live filter whatever\n"
+		"the lists hold: a false positive, or a host that must never be blocked.\n"
+		"It takes effect at once, with no reload, and lasts: the items are kept in\n"
+		"the state directory's " BB_STATE_ALLOW ", which every load reads as an allowlist.\n"
+		"An allowed name passes its subdomains too (\"*.name\": the subdomains only),\n"
+		"an allowed prefix every address in it, an allowed URL (http://host/path/)\n"
+		"the requests under it; an allowed host passes its URLs. The allowlist is\n"
+		"exact and read only after a hit, so it costs a miss nothing. Each item's\n"
+		"line says what was done: allowed, allowed already, or not allowed and why.\n"
+		"Items that start with '-' follow \"--\".\n",
+	.notes = "Exit status: 0 every item allowed; 1 any not (full, too many prefix lengths,\n"
+		 "a line of stdin that cannot be parsed), or an error (not root, nothing\n"
+		 "loaded); 2 a usage error: an item that cannot be parsed, and nothing is done.\n",
+	.groups = { allow_options },
+	.run = cmd_allow,
+};
+
+const struct bb_command cmd_disallow_def = {
+	.name = "disallow",
+	.synopsis = "ITEM...   (ITEM \"-\": one item a line from stdin)",
+	.summary = "take items out of the live allowlist",
+	.help = "Take items out of the live allowlist, at once, and out of the state\n"
+		"directory's " BB_STATE_ALLOW ". An item allowed by a list (load --allow, a\n"
+		"list's own exceptions) is taken out of the live filter until the next load\n"
+		"reads that list again.\n",
+	.notes = "Exit status: 0 every item taken out; 1 any that was not allowed, or an error;\n"
+		 "2 a usage error (nothing is done).\n",
+	.run = cmd_disallow,
+};

@@ -15,6 +15,7 @@
 
 #include "bbf.h"
 #include "load.h"
+#include "options.h"
 
 #define BB_VERSION_TEXT "0.1.0"
 
@@ -75,14 +76,14 @@ static char *sources_json(const struct load_run *run)
 	return text;
 }
 
-int cmd_build(int argc, char **argv)
+static int cmd_build(int argc, char **argv)
 {
 	struct load_opts o;
 	struct load_run run = {
 		.o = &o, .lopts = { .report = stderr, .report_max = 20 },
 		.fmap = { .fd = -1 }, .lock = -1, .bbf_index = -1,
 	};
-	int ret = load_parse_args(argc, argv, &o, true), err, i;
+	int ret = load_parse_args(&cmd_build_def, argc, argv, &o), err, i;
 	struct bb_block *image = NULL;
 	char *sources = NULL, size_buf[32];
 	void *index = NULL;
@@ -186,32 +187,32 @@ static const char *yes(__u32 flags, __u32 f)
 	return flags & f ? "yes" : "no";
 }
 
-int cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv)
 {
 	struct bbf_file f;
 	struct bb_filter v;
 	char why[256], when[32], size_buf[32];
 	json_t *sources = NULL, *lists;
 	struct bb_index_view iv = { 0 };
+	struct bb_args a;
+	const char *file;
 	time_t created;
 	size_t i;
 	unsigned int c;
 	int err;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: bloomblock info FILE.bbf\n\nWhat a filter file holds: its version, "
-		       "when it was built, the filter (keys, size,\nFPR per check, mode), its "
-		       "allowlist, and the lists it was built from with their\ndigests. -j: "
-		       "JSON. Exit 1 for a file that is not a whole, valid filter file.\n");
-		return BB_EXIT_OK;
-	}
-	if (argc != 2) {
-		pr_err("Usage: bloomblock info FILE.bbf\n");
-		return BB_EXIT_USAGE;
-	}
-	err = bbf_open(argv[1], &f, why, sizeof(why));
+	if (bb_args_init(&a, argc))
+		return BB_EXIT_ERROR;
+	err = bb_command_parse(&cmd_info_def, argc, argv, NULL, bb_args_add, &a);
+	file = a.n == 1 ? a.v[0] : NULL;
+	bb_args_free(&a);
+	if (err >= 0)
+		return err;
+	if (!file)
+		return bb_usage_error(&cmd_info_def, "takes one filter file");
+	err = bbf_open(file, &f, why, sizeof(why));
 	if (err) {
-		pr_err("%s: %s\n", argv[1], why);
+		pr_err("%s: %s\n", file, why);
 		return BB_EXIT_ERROR;
 	}
 	bb_filter_from_image(&v, f.image);
@@ -225,7 +226,7 @@ int cmd_info(int argc, char **argv)
 	if (bb_msg.json) {
 		json_t *j = json_pack("{s:s, s:i, s:s, s:i, s:I, s:{s:I, s:I, s:I, s:I, s:f, s:o, "
 				      "s:s, s:b, s:b}, s:I, s:o}",
-			"file", argv[1], "version", (int)f.hdr->version, "built", when,
+			"file", file, "version", (int)f.hdr->version, "built", when,
 			"abi_version", (int)f.hdr->abi_version, "bytes", (json_int_t)f.size,
 			"filter", "keys", (json_int_t)v.hdr.items, "blocks", (json_int_t)v.hdr.nblocks,
 			"k", (json_int_t)v.hdr.k, "bytes", (json_int_t)f.image_bytes,
@@ -243,7 +244,7 @@ int cmd_info(int argc, char **argv)
 					    json_null());
 		bb_json_print(j);
 	} else {
-		printf("file         %s: bloomblock filter file, version %u, %s\n", argv[1],
+		printf("file         %s: bloomblock filter file, version %u, %s\n", file,
 		       f.hdr->version, bb_human_bytes(f.size, size_buf, sizeof(size_buf)));
 		printf("built        %s%s%s\n", when, sources ? " by bloomblock " : "",
 		       sources ? json_string_value(json_object_get(sources, "bloomblock")) ?: "?" :
@@ -284,3 +285,31 @@ int cmd_info(int argc, char **argv)
 	bbf_close(&f);
 	return BB_EXIT_OK;
 }
+
+const struct bb_command cmd_build_def = {
+	.name = "build",
+	.synopsis = "LIST... -o FILE.bbf [OPTIONS]",
+	.summary = "build a filter into a file (.bbf) that load copies in as it is",
+	.help = "Build the filter load would build from the lists (and --allow files), and\n"
+		"write it to a filter file: self-describing, versioned, checksummed, with\n"
+		"the names and digests of its lists. `bloomblock load FILE.bbf -i IFACE`\n"
+		"loads it on any machine without the lists; `bloomblock info FILE.bbf` says\n"
+		"what it holds. Needs no root: nothing is loaded. --mode, --addr, ports,\n"
+		"--mark and --block-quic are the file's defaults; load may override them.\n"
+		"The guard and the items `allow` keeps are the loading host's, added at\n"
+		"load. The file is written to a temporary name and renamed.\n",
+	.notes = load_notes,
+	.groups = { build_options, load_filter_options },
+	.run = cmd_build,
+};
+
+const struct bb_command cmd_info_def = {
+	.name = "info",
+	.synopsis = "FILE.bbf",
+	.summary = "what a filter file holds",
+	.help = "What a filter file holds: its version, when it was built, the filter (keys,\n"
+		"size, FPR per check, mode), its allowlist, and the lists it was built from\n"
+		"with their digests. -j: JSON. Exit status 1 for a file that is not a whole,\n"
+		"valid filter file.\n",
+	.run = cmd_info,
+};

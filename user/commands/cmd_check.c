@@ -6,27 +6,11 @@
 #include <strings.h>
 
 #include "common.h"
+#include "options.h"
 #include "filter.h"
 #include "list.h"
 #include "pins.h"
 #include "state.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock check ITEM...   (ITEM \"-\": one item a line from stdin)\n"
-		"\n"
-		"Ask the live filter whether each address, CIDR prefix, name or URL is listed,\n"
-		"with the kernel's own lookups: a name as DNS, TLS and HTTP see it, an http://\n"
-		"URL (or host/path) as a cleartext request, an https:// URL by its host (the\n"
-		"SNI: an HTTPS path is never seen). One line per item: \"listed (maybe)\" - a\n"
-		"Bloom filter can err that way, at the FPR that status shows - or \"not\n"
-		"listed\", which is certain; and where the kernel looks for it. A listed item\n"
-		"the allowlist holds is \"allowed\": the kernel passes it.\n"
-		"Exit status, like grep: 0 when every item is blocked (listed, not allowed),\n"
-		"1 when any is not,\n"
-		"2 on any error: an item that cannot be parsed, nothing loaded, not root.\n");
-}
 
 /* "TCP 80, 8080": the screened ports of a service, from the live config. */
 static void ports_text(char *buf, size_t size, const char *proto, const __u16 *ports)
@@ -89,7 +73,7 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 	struct bb_entry entry, host;
 	const char *why = NULL, *by, *status;
 	const struct bb_index_rec *rec = NULL;
-	char source[600] = "";
+	char source[600] = "", matched[BB_KEY_MAX + 8] = "";
 	int listed, allowed;
 
 	if (bb_list_parse_item(item, &entry, text, sizeof(text), &why) < 0) {
@@ -144,16 +128,18 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 	/* the kernel asks the allowlist only after a hit */
 	allowed = listed && bb_image_allowed(img->blocks, &entry);
 	/* which list holds it, when the index says; else a false positive */
-	if (listed && index && bb_image_attribute(img->blocks, index, &entry, &rec))
+	if (listed && index && bb_image_attribute(img->blocks, index, &entry, &rec)) {
 		snprintf(source, sizeof(source), rec->line ? "%s:%u" : "%s",
 			 bb_index_source(index, rec->src), rec->line);
+		bb_index_entry_text(&entry, rec, hdr->seed, matched, sizeof(matched));
+	}
 	if (listed && !rec && index)
 		status = allowed ? "allowed (a false positive, and the allowlist passes it)" :
 			 "listed, a false positive: no list holds it";
 	else if (allowed)
 		status = "allowed (listed, and the allowlist passes it)";
 	else
-		status = listed ? "listed" : "not listed";
+		status = listed ? matched[0] ? "listed:" : "listed" : "not listed";
 	if (results) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}", "item", item, "kind",
 				      bb_entry_kind_name(entry.kind), "listed", listed,
@@ -162,6 +148,8 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 
 		if (listed && index) {
 			json_object_set_new(o, "false_positive", json_boolean(!rec));
+			json_object_set_new(o, "matched", matched[0] ? json_string(matched) :
+					    json_null());
 			json_object_set_new(o, "listed_in", rec ?
 					    json_pack("{s:s, s:i}", "file",
 						      bb_index_source(index, rec->src), "line",
@@ -169,67 +157,60 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 		}
 		json_array_append_new(results, o);
 	} else {
-		printf("%s: %s%s%s%s%s%s\n", item, status, source[0] ? " (" : "", source,
+		printf("%s: %s%s%s%s%s%s%s%s\n", item, status, matched[0] && rec ? " " : "",
+		       rec ? matched : "", source[0] ? " (" : "", source,
 		       source[0] ? ")" : listed && !index ? " (maybe)" : "", where[0] ? ": " : "",
 		       where);
 	}
 	return listed && !allowed;
 }
 
-int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv)
 {
-	bool any_missing = false, bad = false, items_only = false;
+	bool any_missing = false, bad = false;
 	const struct bb_index_view *index;
 	struct bb_index_view index_view;
 	struct bb_instance inst;
 	json_t *results = NULL;
 	struct bb_image img;
-	int i, n = 0, err;
+	struct bb_args a;
+	int i, err, ret;
 
-	/*
-	 * Not getopt: an item may start with '-' (-x.example is a name). Only -h/--help
-	 * before the first item is an option; "--" is allowed, and not needed.
-	 */
-	for (i = 1; i < argc; i++) {
-		if (!items_only && !n && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-			usage(stdout);
-			return BB_EXIT_OK;
-		}
-		if (!items_only && !strcmp(argv[i], "--")) {
-			items_only = true;
-			continue;
-		}
-		argv[++n] = argv[i];
+	if (bb_args_init(&a, argc))
+		return BB_EXIT_ERROR;
+	ret = bb_command_parse(&cmd_check_def, argc, argv, NULL, bb_args_add, &a);
+	if (ret < 0 && !a.n)
+		ret = bb_usage_error(&cmd_check_def, "names no item");
+	if (ret >= 0) {
+		bb_args_free(&a);
+		return ret;
 	}
-	argc = n + 1;
-	if (argc < 2) {
-		usage(stderr);
-		return BB_EXIT_USAGE;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir)) {
+		bb_args_free(&a);
+		return BB_EXIT_ERROR;
 	}
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
 	err = bb_instance_open(bb_opts.pin_dir, &inst);
 	if (!err) {
 		err = bb_image_open(&inst, &img);
 		bb_instance_close(&inst);
 	}
-	if (err == -EUCLEAN) {
+	if (err == -EUCLEAN)
 		bb_instance_say_damaged(bb_opts.pin_dir);
-		return BB_EXIT_ERROR;
-	}
-	if (err) {
+	else if (err)
 		pr_err("no live filter under %s: %s\n", bb_opts.pin_dir, strerror(-err));
-		return BB_EXIT_USAGE;
+	if (err) {
+		bb_args_free(&a);
+		return BB_EXIT_ERROR;
 	}
 	if (bb_msg.json)
 		results = json_array();
 	index = bb_state_index(img.blocks, &index_view) ? NULL : &index_view;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 0; i < a.n; i++) {
 		int r;
 
-		if (strcmp(argv[i], "-")) {
-			r = check_one(&img, index, argv[i], results);
+		if (strcmp(a.v[i], "-")) {
+			r = check_one(&img, index, a.v[i], results);
 			bad |= r < 0;
 			any_missing |= r == 0;
 			continue;
@@ -252,9 +233,29 @@ int cmd_check(int argc, char **argv)
 	}
 	bb_image_close(&img);
 	bb_index_close(&index_view);
+	bb_args_free(&a);
 	if (results)
 		bb_json_print(results);
 	if (bad)
 		return BB_EXIT_USAGE;
-	return any_missing ? 1 : 0;
+	return any_missing ? BB_EXIT_ERROR : BB_EXIT_OK;
 }
+
+const struct bb_command cmd_check_def = {
+	.name = "check",
+	.synopsis = "ITEM...   (ITEM \"-\": one item a line from stdin)",
+	.summary = "ask the live filter whether items are listed, and which entry holds them",
+	.help = "Ask the live filter whether each address, CIDR prefix, name or URL is listed,\n"
+		"with the kernel's own lookups: a name as DNS, TLS and HTTP see it, an http://\n"
+		"URL (or host/path) as a cleartext request, an https:// URL by its host (the\n"
+		"SNI: an HTTPS path is never seen). One line per item: \"listed\", the entry that\n"
+		"matched and the list and line that hold it (a parent name, a wider prefix);\n"
+		"\"listed (maybe)\" when no list holds it (a Bloom filter errs that way, at the\n"
+		"FPR status shows); or \"not listed\", which is certain. A listed item the\n"
+		"allowlist holds is \"allowed\": the kernel passes it. Items that start with\n"
+		"'-' follow \"--\".\n",
+	.notes = "Exit status: 0 when every item is blocked (listed, not allowed); 1 when any is\n"
+		 "not, or on an error (not root, nothing loaded); 2 on a usage error, an item\n"
+		 "that cannot be parsed among them.\n",
+	.run = cmd_check,
+};

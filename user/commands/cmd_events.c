@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "options.h"
 #include "filter.h"
 #include "list.h"
 #include "pcap_out.h"
@@ -37,28 +38,6 @@ static const char *const hook_names[] = {
 
 #define NAME_OF(table, i) \
 	((i) < sizeof(table) / sizeof((table)[0]) && (table)[i] ? (table)[i] : "?")
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock events [-f] [-n N] [--timeout S] [--kind K] [--verdict V]\n"
-		"                         [--interface IFACE]\n"
-		"\n"
-		"The hit events the programs raised (load --events: at most RATE a second a\n"
-		"CPU; what the limit or a full ring lost is counted in stats: events_limited,\n"
-		"events_lost), one line each, oldest first, each with the list and line that\n"
-		"hold what hit, or \"a false positive\" when no list does. Reading takes them\n"
-		"out of the ring.\n"
-		"  -f, --follow       wait for more (until interrupted, -n or --timeout)\n"
-		"  -n, --count N      stop after N events\n"
-		"      --timeout S    with --follow: stop after S seconds\n"
-		"      --kind K       src, dst, dns, sni, host, url (repeatable)\n"
-		"      --verdict V    dropped, flagged, allowed, unconfirmed (repeatable)\n"
-		"      --interface I  events of interface I only (repeatable)\n"
-		"      --pcap FILE    also write each event's packet (its first %u bytes) to\n"
-		"                     FILE, a pcap file tcpdump and Wireshark read\n"
-		"-j: JSON lines.\n", (unsigned int)BB_EVENT_PKT_MAX);
-}
 
 struct run {
 	unsigned int kinds, verdicts;	/* bit masks; 0: any */
@@ -248,82 +227,83 @@ struct events_args {
 	const char *pcap_path;
 	double timeout;		/* --follow: seconds, 0 for none */
 	bool follow;
+	long count;
+	unsigned int kinds, verdicts;
+	int ifindex[16], n_ifindex;
 };
 
-/* events' options into r and a; 0, or the exit code (-1: --help, answered). */
+static int opt_kind(void *opts, const struct bb_option *o, const char *arg)
+{
+	(void)o;
+	if (!name_bit(what_names, sizeof(what_names) / sizeof(what_names[0]), arg,
+		      &((struct events_args *)opts)->kinds))
+		return 0;
+	pr_err("--kind is src, dst, dns, sni, host or url, not '%s'\n", arg);
+	return -EINVAL;
+}
+
+static int opt_verdict(void *opts, const struct bb_option *o, const char *arg)
+{
+	(void)o;
+	if (!name_bit(verdict_names, sizeof(verdict_names) / sizeof(verdict_names[0]), arg,
+		      &((struct events_args *)opts)->verdicts))
+		return 0;
+	pr_err("--verdict is dropped, flagged, allowed or unconfirmed, not '%s'\n", arg);
+	return -EINVAL;
+}
+
+static int opt_interface(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct events_args *a = opts;
+
+	(void)o;
+	if (a->n_ifindex == 16 || !(a->ifindex[a->n_ifindex] = (int)if_nametoindex(arg))) {
+		pr_err("--interface %s: %s\n", arg, a->n_ifindex == 16 ? "at most 16" :
+		       "no such interface here");
+		return -EINVAL;
+	}
+	a->n_ifindex++;
+	return 0;
+}
+
+static const struct bb_opt_range count_range = { 1, 1e18 }, timeout_range = { 0.001, 1e9 };
+
+#define BB_STR(x)	#x
+#define BB_XSTR(x)	BB_STR(x)
+#define F(field)	offsetof(struct events_args, field)
+#define NG		BB_OPT_NO_GIVEN
+static const struct bb_option events_options[] = {
+	{ "follow", 'f', NULL, "wait for more (until interrupted, -n or --timeout)",
+	  bb_opt_flag, F(follow), NG, NULL },
+	{ "count", 'n', "N", "stop after N events", bb_opt_long, F(count), NG, &count_range },
+	{ "timeout", 0, "S", "with --follow: stop after S seconds", bb_opt_double, F(timeout),
+	  NG, &timeout_range },
+	{ "kind", 0, "K", "src, dst, dns, sni, host, url (repeatable)", opt_kind, 0, NG, NULL },
+	{ "verdict", 0, "V", "dropped, flagged, allowed, unconfirmed (repeatable)", opt_verdict,
+	  0, NG, NULL },
+	{ "interface", 0, "IFACE", "events of IFACE only (repeatable)", opt_interface, 0, NG,
+	  NULL },
+	{ "pcap", 0, "FILE", "also write each event's packet (its first bytes, at most\n"
+	  BB_XSTR(BB_EVENT_PKT_MAX) ") to FILE, a pcap file tcpdump and\nWireshark read",
+	  bb_opt_string,
+	  F(pcap_path), NG, NULL },
+	BB_OPT_END
+};
+#undef F
+
+/* events' options into r and a: -1 to go on, or the exit status. */
 static int events_args(int argc, char **argv, struct run *r, struct events_args *a)
 {
-	static const struct option long_opts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "verdict", required_argument, NULL, 'v' },
-		{ "interface", required_argument, NULL, 'i' },
-		{ "pcap", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	int opt;
+	int ret = bb_command_parse(&cmd_events_def, argc, argv, a, NULL, NULL);
 
-	while ((opt = getopt_long(argc, argv, "fn:h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			a->follow = true;
-			break;
-		case 'n':
-			r->count = strtol(optarg, &end, 10);
-			if (*end || r->count <= 0) {
-				pr_err("--count: a number above 0\n");
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 't':
-			a->timeout = strtod(optarg, &end);
-			if (*end || a->timeout <= 0) {
-				pr_err("--timeout: seconds above 0\n");
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'k':
-			if (name_bit(what_names, sizeof(what_names) / sizeof(what_names[0]), optarg,
-				     &r->kinds)) {
-				pr_err("--kind: src, dst, dns, sni, host or url, not %s\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'v':
-			if (name_bit(verdict_names, sizeof(verdict_names) / sizeof(verdict_names[0]),
-				     optarg, &r->verdicts)) {
-				pr_err("--verdict: dropped, flagged or allowed, not %s\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'i':
-			if (r->n_ifindex == 16 ||
-			    !(r->ifindex[r->n_ifindex] = (int)if_nametoindex(optarg))) {
-				pr_err("--interface %s: no such interface here\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			r->n_ifindex++;
-			break;
-		case 'p':
-			a->pcap_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			usage(stderr);
-			return BB_EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return BB_EXIT_USAGE;
-	}
-	return 0;
+	if (ret >= 0)
+		return ret;
+	r->count = a->count;
+	r->kinds = a->kinds;
+	r->verdicts = a->verdicts;
+	memcpy(r->ifindex, a->ifindex, sizeof(r->ifindex));
+	r->n_ifindex = a->n_ifindex;
+	return -1;
 }
 
 /* What the ring holds now, or (--follow) until a signal, --count or --timeout. */
@@ -347,7 +327,7 @@ static int events_read(struct ring_buffer *rb, const struct events_args *a)
 	return err;
 }
 
-int cmd_events(int argc, char **argv)
+static int cmd_events(int argc, char **argv)
 {
 	struct events_args a = { 0 };
 	struct run r = { 0 };
@@ -357,13 +337,11 @@ int cmd_events(int argc, char **argv)
 	int fd, err, ret = BB_EXIT_OK;
 
 	err = events_args(argc, argv, &r, &a);
-	if (err)
-		return err < 0 ? BB_EXIT_OK : err;
-	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
-	err = bb_instance_open_said(bb_opts.pin_dir, &r.inst);
-	if (err)
-		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
+	if (err >= 0)
+		return err;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir) ||
+	    bb_instance_open_said(bb_opts.pin_dir, &r.inst))
+		return BB_EXIT_ERROR;
 	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
 	     bpf_obj_get(path);
 	if (fd < 0) {
@@ -591,64 +569,42 @@ static void top_report(struct top_run *t, const struct bb_stats *s0,
 	rows_print(&t->lists, limit, secs, "hits per list");
 }
 
-int cmd_top(int argc, char **argv)
+/* top's options. */
+struct top_opts {
+	double interval;
+	long rounds, limit;
+};
+
+static const struct bb_opt_range interval_range = { 0.1, 3600 }, rows_range = { 1, 1e18 };
+
+static const struct bb_option top_options[] = {
+	{ "interval", 0, "S", "seconds between updates (default 2)", bb_opt_double,
+	  offsetof(struct top_opts, interval), NG, &interval_range },
+	{ "count", 'n', "N", "N updates, then exit (-n 1: one, for scripts)", bb_opt_long,
+	  offsetof(struct top_opts, rounds), NG, &count_range },
+	{ "limit", 0, "ROWS", "rows of each table (default 10)", bb_opt_long,
+	  offsetof(struct top_opts, limit), NG, &rows_range },
+	BB_OPT_END
+};
+#undef NG
+
+static int cmd_top(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ "interval", required_argument, NULL, 's' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct top_opts to = { .interval = 2, .limit = 10 };
 	struct top_run t = { 0 };
 	struct ring_buffer *rb = NULL;
 	struct bb_stats s0, s1;
-	double interval = 2;
-	long rounds = 0, limit = 10, round;
 	bool tty = isatty(STDOUT_FILENO);
-	char path[512], *end;
-	int opt, fd, err, ret = BB_EXIT_OK;
+	char path[512];
+	int fd, err, ret = BB_EXIT_OK;
+	long round;
 
-	while ((opt = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			interval = strtod(optarg, &end);
-			if (*end || interval < 0.1 || interval > 3600) {
-				pr_err("--interval: seconds, 0.1 to 3600\n");
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			rounds = strtol(optarg, &end, 10);
-			if (*end || rounds <= 0) {
-				pr_err("-n: a number of updates above 0\n");
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit <= 0) {
-				pr_err("--limit: rows above 0\n");
-				return BB_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			printf("Usage: bloomblock top [--interval S] [-n N] [--limit ROWS]\n\n"
-			       "What the filter blocks, live: every S seconds (default 2) the top\n"
-			       "blocked names and sources and the hits per list, from the hit events\n"
-			       "(reading takes them out of the ring, as events does), with rates;\n"
-			       "-n N: N updates, then exit (-n 1: one, for scripts); -j: a JSON\n"
-			       "object an update. On a terminal it redraws in place (plain ANSI).\n");
-			return BB_EXIT_OK;
-		default:
-			return BB_EXIT_USAGE;
-		}
-	}
-	if (optind != argc || bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
-	err = bb_instance_open_said(bb_opts.pin_dir, &t.r.inst);
-	if (err)
-		return err == -EUCLEAN ? BB_EXIT_ERROR : BB_EXIT_USAGE;
+	err = bb_command_parse(&cmd_top_def, argc, argv, &to, NULL, NULL);
+	if (err >= 0)
+		return err;
+	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir) ||
+	    bb_instance_open_said(bb_opts.pin_dir, &t.r.inst))
+		return BB_EXIT_ERROR;
 	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
 	     bpf_obj_get(path);
 	rb = fd < 0 ? NULL : ring_buffer__new(fd, on_top_event, &t, NULL);
@@ -659,7 +615,7 @@ int cmd_top(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (round = 0; !stop && (!rounds || round < rounds); round++) {
+	for (round = 0; !stop && (!to.rounds || round < to.rounds); round++) {
 		struct timespec a, b;
 		double secs;
 
@@ -673,10 +629,10 @@ int cmd_top(int argc, char **argv)
 			err = ring_buffer__poll(rb, 100);
 			clock_gettime(CLOCK_MONOTONIC, &b);
 			secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-		} while (!stop && (err >= 0 || err == -EINTR) && secs < interval);
+		} while (!stop && (err >= 0 || err == -EINTR) && secs < to.interval);
 		ring_buffer__consume(rb);
 		bb_stats_read(&t.r.inst, &s1);
-		top_report(&t, &s0, &s1, secs, interval, (size_t)limit, tty);
+		top_report(&t, &s0, &s1, secs, to.interval, (size_t)to.limit, tty);
 		fflush(stdout);
 	}
 out:
@@ -693,3 +649,29 @@ out:
 	bb_instance_close(&t.r.inst);
 	return ret;
 }
+
+const struct bb_command cmd_events_def = {
+	.name = "events",
+	.synopsis = "[-f] [-n N] [--timeout S] [--kind K]... [--verdict V]... [--interface IFACE]...\n"
+		    "[--pcap FILE]",
+	.summary = "the hits the filter saw: what, where, which list and line",
+	.help = "The hit events the programs raised (load --events: at most RATE a second a\n"
+		"CPU; what the limit or a full ring lost is counted in stats: events_limited,\n"
+		"events_lost), one line each, oldest first, each with the list and line that\n"
+		"hold what hit, or \"a false positive\" when no list does. Reading takes them\n"
+		"out of the ring. -j: JSON lines.\n",
+	.groups = { events_options },
+	.run = cmd_events,
+};
+
+const struct bb_command cmd_top_def = {
+	.name = "top",
+	.synopsis = "[--interval S] [-n N] [--limit ROWS]",
+	.summary = "the top blocked names and sources and hits per list, live",
+	.help = "What the filter blocks, live: every S seconds the top blocked names and\n"
+		"sources and the hits per list, from the hit events (reading takes them out\n"
+		"of the ring, as events does), with rates; -j: a JSON object an update. On a\n"
+		"terminal it redraws in place (plain ANSI).\n",
+	.groups = { top_options },
+	.run = cmd_top,
+};

@@ -171,7 +171,8 @@ static int merge_config(struct load_run *run)
 		    live & BB_HDR_F_ADDR_BOTH) |
 		   (o->given.block_quic ? BB_HDR_F_BLOCK_QUIC : live & BB_HDR_F_BLOCK_QUIC) |
 		   (o->given.events ? (o->events_rate ? BB_HDR_F_EVENTS : 0) :
-		    live & BB_HDR_F_EVENTS);
+		    live & BB_HDR_F_EVENTS) |
+		   (o->given.room ? o->room : live & (BB_HDR_F_ROOM_NAMES | BB_HDR_F_ROOM_URLS));
 	if (o->given.events) {
 		cfg->event_cost_ns = o->events_rate ? 1000000000U / o->events_rate : 0;
 		if (!o->given.events_burst)
@@ -610,7 +611,7 @@ static int add_kept_allowlist(struct load_opts *o, char *path, size_t size)
 	return err;
 }
 
-int cmd_load(int argc, char **argv)
+static int cmd_load(int argc, char **argv)
 {
 	struct load_opts o;
 	struct load_run run = {
@@ -620,7 +621,7 @@ int cmd_load(int argc, char **argv)
 				  .xdp_reset_fd = -1 } },
 		.fmap = { .fd = -1 },
 	};
-	int ret = load_parse_args(argc, argv, &o, false), err;
+	int ret = load_parse_args(&cmd_load_def, argc, argv, &o), err;
 	char allow_path[512], guard_path[512];
 	struct bb_attachment att[1];
 	int i;
@@ -692,3 +693,19 @@ out:
 	free(o.lists.given);
 	return ret;
 }
+
+const struct bb_command cmd_load_def = {
+	.name = "load",
+	.synopsis = "LIST... [-i IFACE]... [OPTIONS]\nFILE.bbf [--allow FILE]... [-i IFACE]... [OPTIONS]",
+	.summary = "build a filter from blocklists, attach it, or swap it in",
+	.help = "Build a Bloom filter from the blocklist files (\"-\" is stdin), attach it at\n"
+		"XDP to each IFACE, and from then on drop (or flag) every packet whose source\n"
+		"address is listed. On an instance that is already loaded, the new filter is\n"
+		"built in full and swapped in with one atomic update; any failure leaves the\n"
+		"old one live. Without -i, only the filter of the running instance is replaced\n"
+		"(on a new instance: built and pinned, attached nowhere). A filter file from\n"
+		"`bloomblock build` is copied straight into the new map, its lists not needed.\n",
+	.notes = load_notes,
+	.groups = { load_host_options, load_filter_options },
+	.run = cmd_load,
+};

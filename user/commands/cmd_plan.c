@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bloomblock plan: what a filter for N keys at a target FPR costs. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "common.h"
@@ -10,98 +10,92 @@
 #include "filter.h"
 #include "options.h"
 
-static void usage(FILE *out)
+_Static_assert(BB_NAME_PROBES == 10 && BB_URL_PROBES + BB_NAME_PROBES == 40,
+	       "plan's help says 10 and 40");
+
+/* plan's options. */
+struct plan_opts {
+	__u64 n;
+	bool have_n;
+	double fpr;
+	unsigned int probes[BB_CHECK_MAX];
+};
+
+static int opt_items(void *opts, const struct bb_option *o, const char *arg)
 {
-	fprintf(out,
-		"Usage: bloomblock plan -n N [--fp P] [--kind address|name|url | --probes N]\n"
-		"\n"
-		"Size a blocked Bloom filter for N keys at a target false-positive rate of\n"
-		"one check of a packet (default 0.001), as load sizes it, and compare it\n"
-		"with an exact BPF hash map. A check probes up to: an address 1 key per\n"
-		"probe length (1 to 4), a name %u (itself and its parents), an HTTP request\n"
-		"%u (its host as a name, then host suffixes times path prefixes).\n"
-		"\n"
-		"  -n, --items N   keys to hold (after CIDR expansion; 1e6 and 10M work)\n"
-		"      --fp P      target false-positive rate per check, 0 < P < 0.5\n"
-		"      --kind K    the check: address (default, 1 probe), name or url\n"
-		"      --probes N  the keys a check probes, instead of --kind\n",
-		(unsigned int)BB_NAME_PROBES, (unsigned int)(BB_URL_PROBES + BB_NAME_PROBES));
+	struct plan_opts *p = opts;
+	int err = bb_parse_count(arg, &p->n);
+
+	(void)o;
+	if (err == -ERANGE)
+		pr_err("-n %s: more items than any filter here holds (at most 10^12)\n", arg);
+	else if (err || !p->n)
+		pr_err("-n wants a whole number of items, at least 1, not '%s'\n", arg);
+	p->have_n = true;
+	return err || !p->n ? -EINVAL : 0;
 }
 
-int cmd_plan(int argc, char **argv)
+static int opt_kind(void *opts, const struct bb_option *o, const char *arg)
 {
-	static const struct option long_opts[] = {
-		{ "items", required_argument, NULL, 'n' },
-		{ "fp", required_argument, NULL, 'f' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "probes", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	static const char *const kinds[] = { "address", "name", "url", NULL };
-	unsigned int probes[BB_CHECK_MAX] = { 1, 0, 0 };
-	double fpr = BB_FPR_DEFAULT;
-	struct bb_plan plan;
-	char *end;
-	unsigned long v;
-	unsigned int most, i;
-	char size_buf[32];
-	__u64 n = 0;
-	bool have_n = false;
-	int opt, err;
+	unsigned int *probes = ((struct plan_opts *)opts)->probes;
+	int k = bb_parse_choice("--kind", arg, kinds);
 
-	while ((opt = getopt_long(argc, argv, "n:h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			err = bb_parse_count(optarg, &n);
-			if (err == -ERANGE) {
-				pr_err("-n %s: more items than any filter here holds (at most "
-				       "10^12)\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			if (err) {
-				pr_err("-n wants a whole number of items, not '%s'\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			have_n = true;
-			break;
-		case 'f':
-			if (bb_parse_fpr(optarg, &fpr))
-				return BB_EXIT_USAGE;
-			break;
-		case 'k':
-			err = bb_parse_choice("--kind", optarg, kinds);
-			if (err < 0)
-				return BB_EXIT_USAGE;
-			memset(probes, 0, sizeof(probes));
-			probes[err] = err == BB_CHECK_ADDR ? 1 : err == BB_CHECK_NAME ? BB_NAME_PROBES :
-				      BB_URL_PROBES + BB_NAME_PROBES;
-			break;
-		case 'p':
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || !v || v > 1000 || optarg[0] == '-') {
-				pr_err("--probes wants a number 1-1000, not '%s'\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			memset(probes, 0, sizeof(probes));
-			probes[BB_CHECK_ADDR] = (unsigned int)v;
-			break;
-		case 'h':
-			usage(stdout);
-			return BB_EXIT_OK;
-		default:
-			usage(stderr);
-			return BB_EXIT_USAGE;
-		}
+	(void)o;
+	if (k < 0)
+		return k;
+	memset(probes, 0, BB_CHECK_MAX * sizeof(*probes));
+	probes[k] = k == BB_CHECK_ADDR ? 1 : k == BB_CHECK_NAME ? BB_NAME_PROBES :
+		    BB_URL_PROBES + BB_NAME_PROBES;
+	return 0;
+}
+
+static int opt_probes(void *opts, const struct bb_option *o, const char *arg)
+{
+	unsigned int *probes = ((struct plan_opts *)opts)->probes;
+	unsigned long v;
+	char *end;
+
+	(void)o;
+	v = strtoul(arg, &end, 10);
+	if (*end || end == arg || !v || v > 1000 || arg[0] == '-') {
+		pr_err("--probes wants a number 1-1000, not '%s'\n", arg);
+		return -EINVAL;
 	}
-	if (have_n && n == 0) {
-		pr_err("-n wants at least 1 item\n");
-		return BB_EXIT_USAGE;
-	}
-	if (!have_n || optind != argc) {
-		usage(stderr);
-		return BB_EXIT_USAGE;
-	}
+	memset(probes, 0, BB_CHECK_MAX * sizeof(*probes));
+	probes[BB_CHECK_ADDR] = (unsigned int)v;
+	return 0;
+}
+
+static const struct bb_option plan_options[] = {
+	{ "items", 'n', "N", "keys to hold (after CIDR expansion; 1e6 and 10M work)",
+	  opt_items, 0, BB_OPT_NO_GIVEN, NULL },
+	{ "fp", 0, "P", "target false-positive rate per check, 0 < P < 0.5\n"
+	  "(default 0.001)", bb_opt_fpr, offsetof(struct plan_opts, fpr), BB_OPT_NO_GIVEN, NULL },
+	{ "kind", 0, "K", "the check: address (default, 1 probe), name or url", opt_kind, 0,
+	  BB_OPT_NO_GIVEN, NULL },
+	{ "probes", 0, "N", "the keys a check probes, instead of --kind", opt_probes, 0,
+	  BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct plan_opts po = { .fpr = BB_FPR_DEFAULT, .probes = { 1, 0, 0 } };
+	unsigned int *probes = po.probes, most, i;
+	double fpr;
+	struct bb_plan plan;
+	char size_buf[32];
+	__u64 n;
+	int err;
+
+	err = bb_command_parse(&cmd_plan_def, argc, argv, &po, NULL, NULL);
+	if (err >= 0)
+		return err;
+	if (!po.have_n)
+		return bb_usage_error(&cmd_plan_def, "needs -n N, the items to hold");
+	n = po.n;
+	fpr = po.fpr;
 	err = bb_plan_checks(n, 0, fpr, probes, &plan);
 	for (most = 1, i = 0; i < BB_CHECK_MAX; i++)
 		if (probes[i] > most)
@@ -149,3 +143,16 @@ int cmd_plan(int argc, char **argv)
 	       plan.map_bytes ? (double)plan.hash_map_bytes / plan.map_bytes : 0);
 	return BB_EXIT_OK;
 }
+
+const struct bb_command cmd_plan_def = {
+	.name = "plan",
+	.synopsis = "-n N [--fp P] [--kind address|name|url | --probes N]",
+	.summary = "size a filter for N items at a target false-positive rate",
+	.help = "Size a blocked Bloom filter for N keys at a target false-positive rate of\n"
+		"one check of a packet (default 0.001), as load sizes it, and compare it\n"
+		"with an exact BPF hash map. A check probes up to: an address 1 key per\n"
+		"probe length (1 to 4), a name 10 (itself and its parents), an HTTP request\n"
+		"40 (its host as a name, then host suffixes times path prefixes).\n",
+	.groups = { plan_options },
+	.run = cmd_plan,
+};

@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "guard.h"
 #include "metrics.h"
+#include "options.h"
 #include "pins.h"
 #include "state.h"
 #include "xdp_compat.h"
@@ -31,29 +32,6 @@ static const struct counter {
 	BB_STATS_FIELDS(BB_STATS_ROW)
 #undef BB_STATS_ROW
 };
-
-static int simple_opts(int argc, char **argv, void (*usage)(FILE *))
-{
-	static const struct option long_opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return BB_EXIT_OK;
-		}
-		usage(stderr);
-		return BB_EXIT_USAGE;
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return BB_EXIT_USAGE;
-	}
-	return -1;
-}
 
 static int open_instance(struct bb_instance *inst)
 {
@@ -72,26 +50,33 @@ static int open_instance(struct bb_instance *inst)
 	return err;
 }
 
-static void stats_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock stats [--by-hook | --by-list | --prometheus |\n"
-		"                        --watch SEC [--count N]]\n"
-		"\n"
-		"The counters of the live instance, summed over CPUs and hooks. The same\n"
-		"numbers, per CPU and hook (key 1 xdp, 2 tc-ingress, 3 tc-egress):\n"
-		"  bpftool map dump pinned %s/%s\n"
-		"  --by-hook   each counter at each hook beside the total (-j: an object a hook)\n"
-		"  --by-list   while bloomblock run runs (any mode): the items that hit and the\n"
-		"              packets they dropped (or flagged), by the list that holds them,\n"
-		"              and the false positives\n"
-		"  --prometheus the same numbers and the filter's, in Prometheus's text format\n"
-		"              (node_exporter's textfile collector reads it)\n"
-		"  --watch SEC every SEC seconds, each counter's total and its rate a second\n"
-		"              over the interval (-j: one JSON object a line an interval),\n"
-		"              until Ctrl-C or --count N intervals\n",
-		bb_opts.pin_dir, BB_PIN_STATS);
-}
+/* stats' options: one view at a time. */
+struct stats_opts {
+	bool by_hook, by_list, prometheus;
+	double watch;
+	long count;
+};
+
+static const struct bb_opt_range watch_range = { 0.1, 86400 }, count_range = { 1, 1e18 };
+
+#define F(field)	offsetof(struct stats_opts, field)
+static const struct bb_option stats_options[] = {
+	{ "by-hook", 0, NULL, "each counter at each hook beside the total (-j: an object\n"
+	  "a hook)", bb_opt_flag, F(by_hook), BB_OPT_NO_GIVEN, NULL },
+	{ "by-list", 0, NULL, "while bloomblock run runs (any mode): the items that hit\n"
+	  "and the packets they dropped (or flagged), by the list\nthat holds them, and the "
+	  "false positives", bb_opt_flag, F(by_list), BB_OPT_NO_GIVEN, NULL },
+	{ "prometheus", 0, NULL, "the same numbers and the filter's, in Prometheus's text\n"
+	  "format (node_exporter's textfile collector reads it)", bb_opt_flag, F(prometheus),
+	  BB_OPT_NO_GIVEN, NULL },
+	{ "watch", 0, "SEC", "every SEC seconds, each counter's total and its rate a\n"
+	  "second over the interval (-j: one JSON object a line an\ninterval), until Ctrl-C "
+	  "or --count N intervals", bb_opt_double, F(watch), BB_OPT_NO_GIVEN, &watch_range },
+	{ "count", 'n', "N", "with --watch: stop after N intervals", bb_opt_long, F(count),
+	  BB_OPT_NO_GIVEN, &count_range },
+	BB_OPT_END
+};
+#undef F
 
 /*
  * stats --by-hook: each counter's total and its part at each hook (the stats map's
@@ -330,73 +315,34 @@ static int stats_watch(const struct bb_instance *inst, double interval, long cou
 	return BB_EXIT_OK;
 }
 
-int cmd_stats(int argc, char **argv)
+static int cmd_stats(int argc, char **argv)
 {
+	struct stats_opts so = { 0 };
 	struct bb_instance inst;
 	struct bb_stats sum;
 	size_t i, width = 0;
 	int err;
 
-	static const struct option long_opts[] = {
-		{ "by-hook", no_argument, NULL, 'H' },
-		{ "by-list", no_argument, NULL, 'l' },
-		{ "prometheus", no_argument, NULL, 'P' },
-		{ "watch", required_argument, NULL, 'w' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool by_hook = false, by_list = false, prometheus = false;
-	double watch = 0;
-	long count = 0;
-	char *end;
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		if (opt == 'l' || opt == 'H') {
-			by_list |= opt == 'l';
-			by_hook |= opt == 'H';
-			continue;
-		}
-		if (opt == 'P') {
-			prometheus = true;
-			continue;
-		}
-		if (opt == 'w') {
-			watch = strtod(optarg, &end);
-			if (*end || !(watch >= 0.1 && watch <= 86400)) {
-				pr_err("--watch: seconds from 0.1 to 86400, not %s\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			continue;
-		}
-		if (opt == 'n') {
-			count = strtol(optarg, &end, 10);
-			if (*end || count <= 0) {
-				pr_err("--count: a number above 0, not %s\n", optarg);
-				return BB_EXIT_USAGE;
-			}
-			continue;
-		}
-		stats_usage(opt == 'h' ? stdout : stderr);
-		return opt == 'h' ? BB_EXIT_OK : BB_EXIT_USAGE;
-	}
-	if (optind != argc || by_hook + by_list + prometheus + (watch > 0) > 1 || (count && !watch)) {
-		stats_usage(stderr);
-		return BB_EXIT_USAGE;
-	}
+	err = bb_command_parse(&cmd_stats_def, argc, argv, &so, NULL, NULL);
+	if (err >= 0)
+		return err;
+	if (so.by_hook + so.by_list + so.prometheus + (so.watch > 0) > 1)
+		return bb_usage_error(&cmd_stats_def, "--by-hook, --by-list, --prometheus and "
+				      "--watch are one at a time");
+	if (so.count && !so.watch)
+		return bb_usage_error(&cmd_stats_def, "--count is for --watch");
 	if (open_instance(&inst))
 		return BB_EXIT_ERROR;
-	if (prometheus) {
+	if (so.prometheus) {
 		err = bb_metrics_write(stdout, &inst);
 		bb_instance_close(&inst);
 		if (err)
 			pr_err("cannot read the instance's numbers: %s\n", strerror(-err));
 		return err ? BB_EXIT_ERROR : BB_EXIT_OK;
 	}
-	if (by_hook || by_list || watch) {
-		err = by_hook ? stats_by_hook(&inst) :
-		      by_list ? stats_by_list(&inst) : stats_watch(&inst, watch, count);
+	if (so.by_hook || so.by_list || so.watch) {
+		err = so.by_hook ? stats_by_hook(&inst) :
+		      so.by_list ? stats_by_list(&inst) : stats_watch(&inst, so.watch, so.count);
 		bb_instance_close(&inst);
 		return err;
 	}
@@ -424,14 +370,6 @@ int cmd_stats(int argc, char **argv)
 		       (unsigned long long)*(__u64 *)((char *)&sum + counters[i].offset),
 		       counters[i].help);
 	return BB_EXIT_OK;
-}
-
-static void status_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock status\n"
-		"\n"
-		"The interfaces bloomblock is attached to and the live filter's parameters.\n");
 }
 
 static json_t *plens_json(const __u8 *plens, unsigned int n)
@@ -1085,7 +1023,7 @@ static void status_text(const struct status_view *v)
 	state_text(v);
 }
 
-int cmd_status(int argc, char **argv)
+static int cmd_status(int argc, char **argv)
 {
 	static const struct bb_allow_header no_allowlist;
 	struct status_view v = { 0 };
@@ -1094,7 +1032,7 @@ int cmd_status(int argc, char **argv)
 	double fpr;
 	int err, i;
 
-	err = simple_opts(argc, argv, status_usage);
+	err = bb_command_parse(&cmd_status_def, argc, argv, NULL, NULL, NULL);
 	if (err >= 0)
 		return err;
 	if (open_instance(&inst))
@@ -1147,3 +1085,26 @@ int cmd_status(int argc, char **argv)
 	bb_image_close(&v.img);
 	return BB_EXIT_OK;
 }
+
+const struct bb_command cmd_stats_def = {
+	.name = "stats",
+	.synopsis = "[--by-hook | --by-list | --prometheus | --watch SEC [-n N]]",
+	.summary = "counters, summed over CPUs and hooks",
+	.help = "The counters of the live instance, summed over CPUs and hooks. The same\n"
+		"numbers, per CPU and hook, without bloomblock:\n"
+		"  bpftool map dump pinned PIN_DIR/" BB_PIN_STATS "\n"
+		"whose keys are the hooks: 1 xdp, 2 tc-ingress, 3 tc-egress; key 0 counts\n"
+		"for no hook (an instance an earlier version loaded counted every hook there).\n",
+	.groups = { stats_options },
+	.run = cmd_stats,
+};
+
+const struct bb_command cmd_status_def = {
+	.name = "status",
+	.synopsis = "",
+	.summary = "what is attached where, the live filter, the daemon's feeds and loads",
+	.help = "The interfaces bloomblock is attached to and the live filter's parameters,\n"
+		"what the last load loaded, and what bloomblock run did last (its feeds, its\n"
+		"reloads).\n",
+	.run = cmd_status,
+};

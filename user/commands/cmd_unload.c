@@ -32,18 +32,6 @@ static const struct bb_option unload_options[] = {
 	BB_OPT_END
 };
 
-static void unload_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock unload -i IFACE... [--hook HOOK]... | --all\n"
-		"\n"
-		"Detach bloomblock from the interfaces. When no interface is left, or with --all,\n"
-		"the pinned filter and counters are removed too, and a clsact qdisc that no\n"
-		"filter uses any more with them.\n"
-		"\n");
-	bb_options_usage(out, unload_options);
-}
-
 /*
  * Detach one tc hook of ifname (this network namespace's), and its record; the qdisc
  * goes when it is left empty. 1 detached, 0 not there.
@@ -161,23 +149,18 @@ static void unload_everything(void)
 	sweep(0);
 }
 
-int cmd_unload(int argc, char **argv)
+static int cmd_unload(int argc, char **argv)
 {
 	struct bb_attachment att[MAX_ATTACHMENTS];
 	struct unload_opts u = { 0 };
 	int i, err, lock, ret = BB_EXIT_OK;
 
-	err = bb_options_parse(argc, argv, unload_options, &u, NULL, NULL);
-	if (err == -EAGAIN) {
-		unload_usage(stdout);
-		return BB_EXIT_OK;
-	}
-	if (err || (!u.all && !u.targets.n_ifaces) || (u.all && (u.targets.n_ifaces || u.targets.any_hook))) {
-		if (!err)
-			pr_err("unload wants -i IFACE (and --hook), or --all\n");
-		unload_usage(stderr);
-		return BB_EXIT_USAGE;
-	}
+	ret = bb_command_parse(&cmd_unload_def, argc, argv, &u, NULL, NULL);
+	if (ret >= 0)
+		return ret;
+	ret = BB_EXIT_OK;
+	if ((!u.all && !u.targets.n_ifaces) || (u.all && (u.targets.n_ifaces || u.targets.any_hook)))
+		return bb_usage_error(&cmd_unload_def, "wants -i IFACE (and --hook), or --all");
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
 		return BB_EXIT_ERROR;
 	if (access(bb_opts.pin_dir, F_OK)) {
@@ -216,3 +199,16 @@ int cmd_unload(int argc, char **argv)
 	close(lock);
 	return ret;
 }
+
+const struct bb_command cmd_unload_def = {
+	.name = "unload",
+	.synopsis = "-i IFACE... [--hook HOOK]...\n--all",
+	.summary = "detach from an interface (--all: everywhere, and remove the instance)",
+	.help = "Detach bloomblock from the interfaces. When no interface is left, or with\n"
+		"--all, the pinned filter and counters are removed too, and a clsact qdisc\n"
+		"that no filter uses any more with them; and the state directory's files,\n"
+		"by name: a file bloomblock did not write stays, and so does a directory it\n"
+		"did not make.\n",
+	.groups = { unload_options },
+	.run = cmd_unload,
+};

@@ -38,19 +38,10 @@ json_t *bb_checks_json(const unsigned int *probes, const double *fpr);
 /* "drop", "flag" or "confirm": a filter header's mode (its flags). */
 const char *bb_mode_name(unsigned int hdr_flags);
 
-int cmd_load(int argc, char **argv);
-int cmd_unload(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_allow(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_disallow(int argc, char **argv);
-int cmd_add(int argc, char **argv);
-int cmd_events(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_del(int argc, char **argv);
+/* The commands (options.h): each one's name, help, options and run(). */
+struct bb_command;
+extern const struct bb_command cmd_load_def, cmd_build_def, cmd_info_def, cmd_unload_def,
+	cmd_status_def, cmd_stats_def, cmd_check_def, cmd_events_def, cmd_top_def,
+	cmd_allow_def, cmd_disallow_def, cmd_add_def, cmd_del_def, cmd_plan_def;
 
 #endif /* BB_COMMON_H */

@@ -66,6 +66,7 @@ struct load_opts {
 	      quic_ports[BB_MAX_PORTS];
 	double fpr;			/* per check of a packet (enum bb_check) */
 	__u64 capacity;			/* --capacity: keys to size for, at least */
+	__u32 room;			/* --room: BB_HDR_F_ROOM_* */
 	__u64 max_entries;		/* --max-entries: entries a load reads; 0: no bound */
 	unsigned long long max_list_size;	/* --max-list-size: bytes of a list; 0: none */
 	__u64 seed;			/* 0: random */
@@ -81,7 +82,8 @@ struct load_opts {
 	/* What a reload keeps from the live filter unless it is given. */
 	struct {
 		bool mode, addr, block_quic, mark, dns_ports, tls_ports, http_ports,
-		     quic_ports, guard, events, events_burst, daemon_down, answer, answer_rate;
+		     quic_ports, guard, events, events_burst, daemon_down, answer, answer_rate,
+		     room;
 	} given;
 	struct list_args lists;
 };
@@ -125,10 +127,15 @@ struct load_run {
 	bool guard_on;
 };
 
-/* load's options, for the daemon's config file (config.c): each key is one of them. */
-const struct bb_option *load_option_table(void);
-/* The command line into o (load_args.c). -1: go on; else the exit status (help, usage). */
-int load_parse_args(int argc, char **argv, struct load_opts *o, bool build);
+/*
+ * load's options in groups (load_args.c): the host's (where it attaches, the guard),
+ * the filter's (how lists are read, what it does: build's and the daemon's too), and
+ * build's own; the notes after load's help.
+ */
+extern const struct bb_option load_host_options[], load_filter_options[], build_options[];
+extern const char load_notes[];
+/* The command line of load or build into o. -1: go on; else the exit status. */
+int load_parse_args(const struct bb_command *cmd, int argc, char **argv, struct load_opts *o);
 /* A list, in its place on the command line: it reads as the options before it say. */
 int list_arg_add(void *ctx, const char *path);
 /*

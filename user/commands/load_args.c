@@ -66,6 +66,30 @@ static int opt_seed(void *opts, const struct bb_option *o, const char *arg)
 	return 0;
 }
 
+/* --room names,urls: kinds to size for that the lists may not hold (header flags). */
+static int opt_room(void *opts, const struct bb_option *o, const char *arg)
+{
+	__u32 *room = BB_OPT_FIELD(opts, o, __u32);
+	char buf[64], *save = NULL, *w;
+
+	(void)o;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		goto bad;
+	*room = 0;
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "names"))
+			*room |= BB_HDR_F_ROOM_NAMES;
+		else if (!strcmp(w, "urls"))
+			*room |= BB_HDR_F_ROOM_URLS;
+		else if (strcmp(w, "none"))
+			goto bad;
+	}
+	return 0;
+bad:
+	pr_err("--room is names, urls, both (names,urls) or none, not '%s'\n", arg);
+	return -EINVAL;
+}
+
 static int opt_capacity(void *opts, const struct bb_option *o, const char *arg)
 {
 	__u64 n;
@@ -199,17 +223,13 @@ static int opt_sets(void *opts, const struct bb_option *o, const char *arg)
 #define G(field)	offsetof(struct load_opts, given.field)
 #define NG		BB_OPT_NO_GIVEN
 
-/* load's options, in the order of its help. The daemon's config file reads them too. */
-static const struct bb_option load_options[] = {
+/* What load does on this host: where it attaches, and the guard. The daemon's config too. */
+const struct bb_option load_host_options[] = {
 	{ "interface", 'i', "IFACE", "attach to IFACE (repeatable)", bb_opt_iface, F(targets),
 	  NG, NULL },
-	{ "output", 'o', "FILE", "build: the filter file to write", bb_opt_string, F(output), NG,
-	  NULL },
 	{ "hook", 0, "HOOK", "where to attach on each -i: xdp (default: ingress),\n"
 	  "tc-ingress, tc-egress (a client or gateway screening\nwhat it sends); repeatable",
 	  bb_opt_hook, F(targets), NG, NULL },
-	{ "allow", 0, "FILE", "an allowlist: what it lists passes, whatever the\n"
-	  "blocklists hold (any list format; repeatable)", opt_allow, 0, NG, NULL },
 	{ "allow-wide", 0, NULL, "load prefixes over more global unicast space than a /8\n"
 	  "(default: rejected, they would cut the host off)", bb_opt_flag, F(allow_wide), NG,
 	  NULL },
@@ -218,6 +238,25 @@ static const struct bb_option load_options[] = {
 	  "later loads)", bb_opt_flag, F(no_guard), G(guard), NULL },
 	{ "guard", 0, NULL, "the guard on again (after --no-guard)", bb_opt_flag, F(guard),
 	  G(guard), NULL },
+	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
+	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
+	{ "xdp-attach", 0, "HOW", "auto (default: through libxdp's dispatcher where the\n"
+	  "kernel allows freplace, beside other libxdp programs; else a\n"
+	  "bpf_link), link (a bpf_link of its own), libxdp (libxdp, which\n"
+	  "attaches it alone where the kernel refuses freplace)", bb_opt_choice,
+	  F(xdp_attach), NG, xdp_attach_words },
+	{ "force", 0, NULL, "replace an XDP program bloomblock did not attach (default:\n"
+	  "refused, naming it and how to remove it)", bb_opt_flag, F(force), NG, NULL },
+	BB_OPT_END
+};
+
+/*
+ * How lists are read and what the filter does: load's, build's (a filter file's
+ * defaults) and the daemon's config's. In the order of their help.
+ */
+const struct bb_option load_filter_options[] = {
+	{ "allow", 0, "FILE", "an allowlist: what it lists passes, whatever the\n"
+	  "blocklists hold (any list format; repeatable)", opt_allow, 0, NG, NULL },
 	{ "no-index", 0, NULL, "keep no key index (16 bytes a key in the state directory):\n"
 	  "check then cannot say which list and line hold a hit", bb_opt_flag, F(no_index), NG,
 	  NULL },
@@ -239,6 +278,9 @@ static const struct bb_option load_options[] = {
 	  F(fpr), NG, NULL },
 	{ "capacity", 0, "N", "size the filter for N keys at least: room to grow", opt_capacity,
 	  F(capacity), NG, NULL },
+	{ "room", 0, "KINDS", "size the filter for name or URL checks too (names,urls,\n"
+	  "or none) though the lists hold none yet: room for `add`\nto add them live "
+	  "(kept by reloads unless given)", opt_room, F(room), G(room), NULL },
 	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
 	{ "max-entries", 0, "N", "refuse lists of more than N entries in all (default\n"
 	  "50M; 0: no bound): what parsing them may take is bounded", opt_max_entries,
@@ -246,15 +288,6 @@ static const struct bb_option load_options[] = {
 	{ "max-list-size", 0, "SIZE", "refuse a list larger than SIZE, inflated if it is\n"
 	  "compressed (default 4G; 0: no bound)", opt_max_list_size, F(max_list_size), NG,
 	  NULL },
-	{ "xdp-mode", 0, "MODE", "auto (default: native, else generic), native, generic",
-	  bb_opt_choice, F(xdp_mode), NG, xdp_mode_words },
-	{ "xdp-attach", 0, "HOW", "auto (default: through libxdp's dispatcher where the\n"
-	  "kernel allows freplace, beside other libxdp programs; else a\n"
-	  "bpf_link), link (a bpf_link of its own), libxdp (libxdp, which\n"
-	  "attaches it alone where the kernel refuses freplace)", bb_opt_choice,
-	  F(xdp_attach), NG, xdp_attach_words },
-	{ "force", 0, NULL, "replace an XDP program bloomblock did not attach (default:\n"
-	  "refused, naming it and how to remove it)", bb_opt_flag, F(force), NG, NULL },
 	{ "addr", 0, "WHICH", "peer (default: the source at ingress, the destination\n"
 	  "at egress) or both", bb_opt_choice, F(addr), G(addr), addr_words },
 	{ "dns-ports", 0, "LIST", "UDP ports of DNS queries to screen (default 53)", opt_ports,
@@ -301,55 +334,27 @@ static const struct bb_option load_options[] = {
 	BB_OPT_END
 };
 
-const struct bb_option *load_option_table(void)
-{
-	return load_options;
-}
+/* build's own. */
+const struct bb_option build_options[] = {
+	{ "output", 'o', "FILE", "the filter file to write (.bbf)", bb_opt_string, F(output), NG,
+	  NULL },
+	BB_OPT_END
+};
+
 
 #undef F
 #undef G
 #undef NG
 
-static void load_usage(FILE *out, bool build)
-{
-	if (build)
-		fprintf(out,
-			"Usage: bloomblock build LIST... -o FILE.bbf [OPTIONS]\n"
-			"\n"
-			"Build the filter load would build from the lists (and --allow files), and\n"
-			"write it to a filter file: self-describing, versioned, checksummed, with\n"
-			"the names and digests of its lists. `bloomblock load FILE.bbf -i IFACE`\n"
-			"loads it on any machine without the lists; `bloomblock info FILE.bbf` says\n"
-			"what it holds. Needs no root: nothing is loaded. --mode, --addr, ports,\n"
-			"--mark and --block-quic are the file's defaults; load may override them.\n"
-			"The guard and the items `allow` keeps are the loading host's, added at\n"
-			"load. The file is written to a temporary name and renamed.\n"
-			"\n");
-	else
-		fprintf(out,
-			"Usage: bloomblock load LIST... [-i IFACE]... [OPTIONS]\n"
-			"       bloomblock load FILE.bbf [--allow FILE]... [-i IFACE]... [OPTIONS]\n"
-			"\n"
-			"Build a Bloom filter from the blocklist files (\"-\" is stdin), attach it at\n"
-			"XDP to each IFACE, and from then on drop (or flag) every packet whose source\n"
-			"address is listed. On an instance that is already loaded, the new filter is\n"
-			"built in full and swapped in with one atomic update; any failure leaves the\n"
-			"old one live. Without -i, only the filter of the running instance is replaced\n"
-			"(on a new instance: built and pinned, attached nowhere). A filter file from\n"
-			"`bloomblock build` is copied straight into the new map, its lists not needed.\n"
-			"\n");
-	bb_options_usage(out, load_options);
-	fprintf(out,
-		"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
-		"unless given. --format, --column, --urls-as-hosts and --ipset-set apply to the\n"
-		"lists after them on the command line; given after the last list, to every list\n"
-		"that none preceded. Lists may be gzip, xz or zstd compressed (told by their\n"
-		"content). docs/FORMATS.md describes every format.\n"
-		"The allowlist is read only after a hit: every --allow file, every list's own\n"
-		"exceptions (Adblock @@, rpz-passthru, transparent zones, ipset nomatch) and\n"
-		"what `bloomblock allow` keeps in the state directory, %s.\n",
-		bb_state_dir());
-}
+const char load_notes[] =
+	"On a reload, --mode, --addr, ports, --mark and --block-quic keep their live values\n"
+	"unless given. --format, --column, --urls-as-hosts and --ipset-set apply to the\n"
+	"lists after them on the command line; given after the last list, to every list\n"
+	"that none preceded. Lists may be gzip, xz or zstd compressed (told by their\n"
+	"content). docs/FORMATS.md describes every format.\n"
+	"The allowlist is read only after a hit: every --allow file, every list's own\n"
+	"exceptions (Adblock @@, rpz-passthru, transparent zones, ipset nomatch) and\n"
+	"what `bloomblock allow` keeps in the state directory.\n";
 
 /* A list, in its place on the command line: it reads as the options before it say. */
 int list_arg_add(void *ctx, const char *path)
@@ -403,55 +408,30 @@ static void list_args_finish(struct list_args *la)
 }
 
 /* The command line into o. -1: go on; else the exit status (help, usage). */
-int load_parse_args(int argc, char **argv, struct load_opts *o, bool build)
+int load_parse_args(const struct bb_command *cmd, int argc, char **argv, struct load_opts *o)
 {
-	const char *cmd = build ? "build" : "load";
-	int err, i;
+	bool build = cmd == &cmd_build_def;
+	int ret, i;
 
 	memset(o, 0, sizeof(*o));
 	o->build = build;
 	o->fpr = BB_FPR_DEFAULT;
 	o->max_entries = BB_MAX_ENTRIES_DEFAULT;
 	o->max_list_size = BB_MAX_LIST_SIZE_DEFAULT;
-	err = bb_options_parse(argc, argv, load_options, o, list_arg_add, o);
-	if (err == -EAGAIN) {
-		load_usage(stdout, build);
-		return BB_EXIT_OK;
-	}
-	if (err == -ENOMEM)
-		return BB_EXIT_ERROR;
-	if (err) {
-		load_usage(stderr, build);
-		return BB_EXIT_USAGE;
-	}
+	ret = bb_command_parse(cmd, argc, argv, o, list_arg_add, o);
+	if (ret >= 0)
+		return ret;
 	list_args_finish(&o->lists);
-	if (o->given.answer_rate && (!o->answer_rate || o->answer_rate > 1000000)) {
-		pr_err("%s: --answer-rate is 1 to 1000000 answers a second a CPU\n", cmd);
-		return BB_EXIT_USAGE;
-	}
-	if (o->events_rate > 1000000 || (o->given.events_burst && !o->events_burst)) {
-		pr_err("%s: --events is at most 1000000 a second a CPU, --events-burst at "
-		       "least 1\n", cmd);
-		return BB_EXIT_USAGE;
-	}
-	if (!o->lists.n) {
-		pr_err("%s needs at least one blocklist file\n", cmd);
-		load_usage(stderr, build);
-		return BB_EXIT_USAGE;
-	}
-	if (build && (!o->output || o->targets.n_ifaces || o->targets.any_hook ||
-		      o->given.guard || o->allow_wide != false)) {
-		pr_err(!o->output ? "build needs -o FILE.bbf, the file to write\n" :
-		       o->allow_wide ? "build: --allow-wide is a load option (the guard is the "
-		       "loading host's)\n" : o->given.guard ? "build: --no-guard and --guard are "
-		       "load options (the guard is the loading host's)\n" :
-		       "build attaches nothing: -i and --hook are for load\n");
-		return BB_EXIT_USAGE;
-	}
-	if (!build && o->output) {
-		pr_err("-o is for build: load writes no file\n");
-		return BB_EXIT_USAGE;
-	}
+	if (o->given.answer_rate && (!o->answer_rate || o->answer_rate > 1000000))
+		return bb_usage_error(cmd, "--answer-rate is 1 to 1000000 answers a second a CPU");
+	if (o->events_rate > 1000000 || (o->given.events_burst && !o->events_burst))
+		return bb_usage_error(cmd, "--events is at most 1000000 a second a CPU, "
+				      "--events-burst at least 1");
+	if (!o->lists.n)
+		return bb_usage_error(cmd, "needs at least one blocklist file%s",
+				      build ? " and -o FILE.bbf" : "");
+	if (build && !o->output)
+		return bb_usage_error(cmd, "needs -o FILE.bbf, the file to write");
 	if (build)
 		return -1;	/* nothing is loaded: no root, no bpffs */
 	if (!o->targets.any_hook)
@@ -463,4 +443,3 @@ int load_parse_args(int argc, char **argv, struct load_opts *o, bool build)
 			return BB_EXIT_ERROR;
 	return -1;
 }
-

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Options as tables: each one's name, argument, help, parser and field; values the commands share. */
+/* Commands and their options as tables: one parser, one help printer; values the commands share. */
 #ifndef BB_OPTIONS_H
 #define BB_OPTIONS_H
 
@@ -51,21 +51,79 @@ int bb_opt_choice(void *opts, const struct bb_option *o, const char *arg);	/* in
 int bb_opt_string(void *opts, const struct bb_option *o, const char *arg);	/* const char * */
 int bb_opt_u32(void *opts, const struct bb_option *o, const char *arg);	/* __u32, 0x too */
 int bb_opt_fpr(void *opts, const struct bb_option *o, const char *arg);	/* double */
+/* A number within bounds (data: a struct bb_opt_range): a double, or a long integer. */
+struct bb_opt_range {
+	double min, max;
+};
+int bb_opt_double(void *opts, const struct bb_option *o, const char *arg);
+int bb_opt_long(void *opts, const struct bb_option *o, const char *arg);
 /* -i IFACE and --hook HOOK into a struct bb_targets (attach.h) at offset. */
 int bb_opt_iface(void *opts, const struct bb_option *o, const char *arg);
 int bb_opt_hook(void *opts, const struct bb_option *o, const char *arg);
 
 /*
- * Parse argv[1..] against table with getopt_long. Arguments that are not options
- * go to positional(ctx, arg) in their place among the options ("-" included).
- * "--help"/"-h" is -EAGAIN (the caller prints its help); a bad option or value
- * -EINVAL (said); 0 done.
+ * A command: what it is called, what it takes, its help, and its options as groups of
+ * rows (its own, and groups it shares with other commands: load, build and run share
+ * load's). Every command is parsed by bb_command_parse() and helped by
+ * bb_command_help(), and every one also takes the global options (bb_global_options),
+ * before or after its name.
  */
-int bb_options_parse(int argc, char **argv, const struct bb_option *table, void *opts,
+#define BB_CMD_GROUPS	4
+struct bb_command {
+	const char *name;
+	const char *synopsis;	/* what follows the name in "Usage:"; lines '\n'-separated */
+	const char *summary;	/* one line, for bloomblock --help */
+	const char *help;	/* what it does (paragraphs), before its options */
+	const char *notes;	/* after its options, or NULL */
+	const struct bb_option *groups[BB_CMD_GROUPS];	/* NULL-terminated */
+	int (*run)(int argc, char **argv);
+};
+
+/* -j, -p, -d, --pin-dir, --state-dir: every command's, set into bb_opts and bb_msg. */
+extern const struct bb_option bb_global_options[];
+
+/*
+ * Parse argv[1..] (argv[0] is the command's name) against cmd's rows and the global
+ * ones; each argument that is not an option goes to positional(ctx, arg) in its place
+ * ("-" included; after "--", every one). Returns -1 to go on, or the exit status the
+ * command returns: BB_EXIT_OK after --help, BB_EXIT_USAGE after a usage error (said in
+ * one line, then "see bloomblock CMD --help"), BB_EXIT_ERROR when positional() failed
+ * for another reason than -EINVAL (which is a usage error it said).
+ */
+int bb_command_parse(const struct bb_command *cmd, int argc, char **argv, void *opts,
 		     int (*positional)(void *ctx, const char *arg), void *ctx);
 
-/* The option of table named name ('-' and '_' alike, as a config file writes it). */
-const struct bb_option *bb_option_find(const struct bb_option *table, const char *name);
+/* Usage, help, options (the command's own, then a line for the global ones), notes. */
+void bb_command_help(FILE *out, const struct bb_command *cmd);
+
+/*
+ * A usage error found after parsing: "Error: CMD: what" and the "see --help" line.
+ * Returns BB_EXIT_USAGE.
+ */
+int bb_usage_error(const struct bb_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The option named name among cmd's own rows, not the global ones ('-' and '_' alike,
+ * as a config file writes it).
+ */
+const struct bb_option *bb_command_option(const struct bb_command *cmd, const char *name);
+
+/*
+ * The global options before the command: argv[1..] up to the first argument that is
+ * not one of them. The index of the command's name, or -1 after a usage error (said).
+ */
+int bb_global_parse(int argc, char **argv);
+
+/* The arguments that are not options, in order: bb_args_add() as the positional. */
+struct bb_args {
+	const char **v;
+	int n, max;
+};
+/* Room for every argument of argv: 0, or -ENOMEM (said). */
+int bb_args_init(struct bb_args *a, int argc);
+int bb_args_add(void *args, const char *arg);
+void bb_args_free(struct bb_args *a);
 
 /* "  -i, --interface IFACE   attach to IFACE (repeatable)": one line or more each. */
 void bb_options_usage(FILE *out, const struct bb_option *table);

@@ -391,6 +391,14 @@ int bb_index_describes(const struct bb_index_view *v, const struct bb_block *ima
  */
 int bb_image_attribute(const struct bb_block *image, const struct bb_index_view *index,
 		       const struct bb_entry *entry, const struct bb_index_rec **rec);
+/*
+ * The list entry a record of the index holds, as its list writes it, for the query
+ * it matched (what bb_image_attribute() found for query): the prefix of an address
+ * ("198.51.96.0/20"), the name or parent of a name ("tracker.example",
+ * "*.tracker.example"), the host suffix and path prefix of a URL. 0, or -ENOENT.
+ */
+int bb_index_entry_text(const struct bb_entry *query, const struct bb_index_rec *rec,
+			__u64 seed, char *out, size_t size);
 
 /*
  * Live add and delete (filter_live.c): the live map, writable; the index, in memory;

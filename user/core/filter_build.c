@@ -516,8 +516,12 @@ int filter_size(struct bb_filter *filter, __u64 keys, __u64 seed, double fpr,
 	/* service ports matter only when there are names to find or QUIC to drop */
 	if (filter->hdr.flags & (BB_HDR_F_NAMES | BB_HDR_F_URLS | BB_HDR_F_BLOCK_QUIC))
 		filter->hdr.flags |= BB_HDR_F_SERVICES;
-	/* sized so that each check of a packet, at its most probes, has the rate fpr */
-	bb_check_probes(filter->hdr.flags, filter->v4.n_plens, filter->v6.n_plens, probes);
+	/* sized so that each check of a packet, at its most probes, has the rate fpr:
+	 * the checks its keys need, and those it makes room for (load --room) */
+	bb_check_probes(filter->hdr.flags |
+			(filter->hdr.flags & BB_HDR_F_ROOM_NAMES ? BB_HDR_F_NAMES : 0) |
+			(filter->hdr.flags & BB_HDR_F_ROOM_URLS ? BB_HDR_F_URLS : 0),
+			filter->v4.n_plens, filter->v6.n_plens, probes);
 	err = bb_plan_checks(keys, opts->capacity, fpr, probes, &filter->plan);
 	if (err)
 		return err;

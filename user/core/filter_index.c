@@ -5,6 +5,7 @@
  * sorted, written beside the live filter; check and, later, hit events look keys up
  * in it to say which list holds a hit, or that none does: a false positive.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "outfile.h"
 #include "bb_hash.h"
@@ -491,4 +493,70 @@ int bb_index_describes(const struct bb_index_view *v, const struct bb_block *ima
 
 	return v->seed == hdr->seed && v->generation == hdr->generation &&
 	       (!ah || v->map_id == ah->map_id);
+}
+
+/* The address of query at plen bits, as a list writes it: "198.51.96.0/20". */
+static void prefix_text(const struct bb_entry *query, unsigned int plen, char *out, size_t size)
+{
+	bool v4 = query->kind == BB_ENTRY_IP4;
+	unsigned int bytes = v4 ? 4 : 16, full = v4 ? 32 : 128, i;
+	char addr[INET6_ADDRSTRLEN];
+	__u8 a[16] = { 0 };
+
+	if (plen > full)
+		plen = full;
+	memcpy(a, query->addr, bytes);
+	for (i = 0; i < bytes; i++)
+		if (8 * (i + 1) > plen)
+			a[i] &= (__u8)(plen > 8 * i ? 0xff << (8 - (plen - 8 * i)) : 0);
+	inet_ntop(v4 ? AF_INET : AF_INET6, a, addr, sizeof(addr));
+	if (plen == full)
+		snprintf(out, size, "%s", addr);
+	else
+		snprintf(out, size, "%s/%u", addr, plen);
+}
+
+int bb_index_entry_text(const struct bb_entry *query, const struct bb_index_rec *rec,
+			__u64 seed, char *out, size_t size)
+{
+	const char *text = query->text, *host;
+	size_t hlen, len, s, e;
+	__u8 key[BB_KEY_MAX];
+
+	out[0] = '\0';
+	if (rec->kind == BB_KEY_IP4 || rec->kind == BB_KEY_IP6) {
+		if (query->kind != BB_ENTRY_IP4 && query->kind != BB_ENTRY_IP6)
+			return -ENOENT;
+		prefix_text(query, rec->form, out, size);
+		return 0;
+	}
+	if (!text)
+		return -ENOENT;
+	host = text;
+	hlen = strcspn(text, "/");
+	len = strlen(text);
+	/* the name, then each parent: the one whose key the record holds */
+	for (s = 0; s < hlen; s++) {
+		if (s && host[s - 1] != '.')
+			continue;
+		if (rec->kind == BB_KEY_URL) {
+			/* its URL keys: the host suffix and each prefix of the path */
+			for (e = hlen; e <= len && e - s < BB_KEY_MAX - 1; e++) {
+				__u32 n = bb_key_text(key, BB_KEY_URL, host + s, e - s);
+
+				if (XXH64(key, n, seed) == rec->h) {
+					snprintf(out, size, "%.*s", (int)(e - s), host + s);
+					return 0;
+				}
+			}
+			continue;
+		}
+		if (bb_hash_name(rec->kind, (const __u8 *)host + s, (__u32)(hlen - s), seed) !=
+		    rec->h)
+			continue;
+		snprintf(out, size, "%s%.*s", rec->kind == BB_KEY_NAME_PARENT &&
+			 rec->form == BB_FORM_SUBDOMAINS ? "*." : "", (int)(hlen - s), host + s);
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -203,7 +203,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1;
 	}
 	/* interface, hook, mode and the rest: load's own options, checked by its parsers */
-	opt = bb_option_find(load_option_table(), name);
+	opt = bb_command_option(&cmd_load_def, name);
 	if (!opt || !strcmp(opt->name, "output"))
 		return bad(r, name, "no such key (the daemon's keys, or load's options with "
 			   "'_' for '-')%s", "");

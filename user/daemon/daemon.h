@@ -3,6 +3,7 @@
 #ifndef BB_DAEMON_H
 #define BB_DAEMON_H
 
-int cmd_run(int argc, char **argv);
+struct bb_command;
+extern const struct bb_command cmd_run_def;
 
 #endif /* BB_DAEMON_H */

@@ -38,6 +38,7 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "options.h"
 #include "config.h"
 #include "confirm.h"
 #include "fetch.h"
@@ -284,31 +285,6 @@ static int config_load(const char *why)
 	return rc;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: bloomblock run [-v] [--config FILE [--check-config]] [--metrics ADDR:PORT]\n"
-		"\n"
-		"Serve the instance load made, in the foreground, until SIGTERM or SIGINT. In\n"
-		"confirm mode (load --mode confirm) it confirms each hit against the key index:\n"
-		"a listed item is dropped from then on, a false positive passes and raises no\n"
-		"more events. While it is not running, hits nothing confirmed yet pass (or drop:\n"
-		"load --daemon-down drop); status says which. In every mode it attributes hits\n"
-		"to their lists for stats --by-list. One run an instance.\n"
-		"  -v, --verbose   log every answer\n"
-		"      --config FILE  an INI file, [instance]: interface, hook, mode, list, allow\n"
-		"                  (paths or globs), refresh (30m), pin_dir, state_dir, metrics,\n"
-		"                  on_exit (keep, detach), watch (yes, no), and load's options\n"
-		"                  ('_' for '-'); run loads it first, again on SIGHUP, every\n"
-		"                  refresh its lists changed, and when the config or a list is\n"
-		"                  replaced (watch = yes: inotify on their directories)\n"
-		"      --check-config  with --config: check it (file, line, key) and exit\n"
-		"      --metrics ADDR:PORT  serve GET /metrics (Prometheus's text format, as\n"
-		"                  stats --prometheus prints it) there; an IPv6 address in\n"
-		"                  brackets; off: nowhere. Default: " BB_METRICS_DEFAULT " (in\n"
-		"                  run's network namespace; taken already: a warning, and none)\n");
-}
-
 struct serve {
 	struct bb_confirmer c;
 	unsigned long answered, errors;
@@ -472,47 +448,50 @@ struct run_opts {
 	bool verbose, check_only;
 };
 
+static int opt_metrics(void *opts, const struct bb_option *o, const char *arg)
+{
+	struct run_opts *ro = opts;
+
+	(void)o;
+	ro->metrics = arg;
+	return strcmp(arg, "off") && metrics_addr(arg, &ro->maddr) ? -EINVAL : 0;
+}
+
+static int opt_config(void *opts, const struct bb_option *o, const char *arg)
+{
+	(void)opts, (void)o;
+	config_path = arg;
+	return 0;
+}
+
+static const struct bb_option run_options[] = {
+	{ "verbose", 'v', NULL, "log every answer", bb_opt_flag,
+	  offsetof(struct run_opts, verbose), BB_OPT_NO_GIVEN, NULL },
+	{ "config", 'c', "FILE", "an INI file, [instance]: interface, hook, mode, list,\n"
+	  "allow (paths or globs), refresh (30m), pin_dir, state_dir,\nmetrics, on_exit "
+	  "(keep, detach), watch (yes, no), and\nload's options ('_' for '-'); run loads it "
+	  "first, again\non SIGHUP, every refresh its lists changed, and when the\nconfig or "
+	  "a list is replaced (watch = yes: inotify on\ntheir directories)", opt_config, 0,
+	  BB_OPT_NO_GIVEN, NULL },
+	{ "check-config", 0, NULL, "with --config: check it (file, line, key; its lists,\n"
+	  "feeds, allowlists and interfaces) and exit", bb_opt_flag,
+	  offsetof(struct run_opts, check_only), BB_OPT_NO_GIVEN, NULL },
+	{ "metrics", 0, "ADDR:PORT", "serve GET /metrics (Prometheus's text format, as stats\n"
+	  "--prometheus prints it) there; an IPv6 address in\nbrackets; off: nowhere. Default: "
+	  BB_METRICS_DEFAULT "\n(in run's network namespace; taken already: a warning,\nand "
+	  "none)", opt_metrics, 0, BB_OPT_NO_GIVEN, NULL },
+	BB_OPT_END
+};
+
 /* The command line into o. -1: go on; else the exit status. */
 static int run_args(int argc, char **argv, struct run_opts *o)
 {
-	static const struct option long_opts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
+	int ret = bb_command_parse(&cmd_run_def, argc, argv, o, NULL, NULL);
 
-	while ((opt = getopt_long(argc, argv, "vh", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'm':
-			o->metrics = optarg;
-			if (strcmp(optarg, "off") && metrics_addr(optarg, &o->maddr))
-				return BB_EXIT_USAGE;
-			break;
-		case 'c':
-			config_path = optarg;
-			break;
-		case 'C':
-			o->check_only = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return BB_EXIT_OK;
-		default:
-			usage(stderr);
-			return BB_EXIT_USAGE;
-		}
-	}
-	if (optind != argc || (o->check_only && !config_path)) {
-		usage(stderr);
-		return BB_EXIT_USAGE;
-	}
+	if (ret >= 0)
+		return ret;
+	if (o->check_only && !config_path)
+		return bb_usage_error(&cmd_run_def, "--check-config checks a --config FILE");
 	return -1;
 }
 
@@ -919,7 +898,7 @@ static int metrics_start(struct run_opts *o, struct bb_instance *inst, struct MH
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
 	struct MHD_Daemon *http = NULL;
@@ -1030,3 +1009,17 @@ out_config:
 		bb_feed_global_cleanup();
 	return ret;
 }
+
+const struct bb_command cmd_run_def = {
+	.name = "run",
+	.synopsis = "[-v] [--config FILE [--check-config]] [--metrics ADDR:PORT]",
+	.summary = "serve the instance: its config, feeds, confirmations, /metrics",
+	.help = "Serve the instance load made, in the foreground, until SIGTERM or SIGINT. In\n"
+		"confirm mode (load --mode confirm) it confirms each hit against the key index:\n"
+		"a listed item is dropped from then on, a false positive passes and raises no\n"
+		"more events. While it is not running, hits nothing confirmed yet pass (or drop:\n"
+		"load --daemon-down drop); status says which. In every mode it attributes hits\n"
+		"to their lists for stats --by-list. One run an instance.\n",
+	.groups = { run_options },
+	.run = cmd_run,
+};
