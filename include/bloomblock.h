@@ -64,6 +64,10 @@ enum bb_header_flags {
 	BB_HDR_F_DOWN_DROP	= 1U << 10,	/* confirm mode, no daemon: drop hits unconfirmed */
 	BB_HDR_F_ANSWER		= 1U << 11,	/* a dropped DNS query is answered (XDP): NXDOMAIN */
 	BB_HDR_F_SINKHOLE	= 1U << 12,	/* ... with A 0.0.0.0 / AAAA :: where it fits */
+	/* userspace's alone: sized for name or URL checks it has no keys of yet, so that
+	 * `add` can add them live (load --room); the kernel reads NAMES and URLS */
+	BB_HDR_F_ROOM_NAMES	= 1U << 13,
+	BB_HDR_F_ROOM_URLS	= 1U << 14,
 };
 
 #define BB_MAX_PORTS		4	/* per service */
