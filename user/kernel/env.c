@@ -6,8 +6,10 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -113,22 +115,53 @@ const char *bb_pin_dir_canonical(const char *in)
 	return out;
 }
 
+/* The name ip netns gave this network namespace (/run/netns/NAME), or "". */
+static void netns_name(char *name, size_t size)
+{
+	struct stat self, st;
+	struct dirent *d;
+	char path[300];
+	DIR *dir;
+
+	name[0] = '\0';
+	if (stat("/proc/self/ns/net", &self) || !(dir = opendir("/run/netns")))
+		return;
+	while ((d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/run/netns/%s", d->d_name);
+		if (d->d_name[0] != '.' && !stat(path, &st) && st.st_ino == self.st_ino) {
+			snprintf(name, size, "%s", d->d_name);
+			break;
+		}
+	}
+	closedir(dir);
+}
+
 int bb_require_bpffs(const char *pin_dir)
 {
-	char buf[PATH_MAX], *dir;
+	char buf[PATH_MAX], name[256], *dir;
 	struct statfs st;
 
 	snprintf(buf, sizeof(buf), "%s", pin_dir);
 	dir = dirname(buf);
 	if (statfs(dir, &st) == 0 && st.f_type == BPF_FS_MAGIC)
 		return 0;
+	netns_name(name, sizeof(name));
 	if (access(dir, F_OK))
 		pr_err("%s: %s does not exist; the pin directory must be on a BPF filesystem, "
 		       "e.g. under /sys/fs/bpf\n", pin_dir, dir);
+	else if (!strcmp(dir, "/sys/fs/bpf") && name[0])
+		/* ip netns exec: a mount namespace of its own with a fresh /sys, which hides
+		 * the host's bpffs; a mount there would hide the pins for good */
+		pr_err("%s is not on a BPF filesystem here: this runs in the network namespace "
+		       "%s, and ip netns exec gives what it runs a /sys of its own, which hides "
+		       "the host's /sys/fs/bpf and the pins in it; do not mount a new one there "
+		       "(its pins would not be the host's): run bloomblock with nsenter "
+		       "--net=/run/netns/%s, which changes the network namespace only\n", pin_dir,
+		       name, name);
 	else if (!strcmp(dir, "/sys/fs/bpf"))
 		pr_err("%s is not on a BPF filesystem: mount it with: mount -t bpf bpf /sys/fs/bpf\n",
 		       pin_dir);
-	else	/* never advice to mount over a directory of the system (/, /tmp, /run) */
+	else	/* never advise to mount over a directory of the system (/, /tmp, /run) */
 		pr_err("%s is not on a BPF filesystem: %s is not one; put the pin directory under "
 		       "/sys/fs/bpf (mounted with: mount -t bpf bpf /sys/fs/bpf), e.g. "
 		       "--pin-dir /sys/fs/bpf/%s\n", pin_dir, dir, strrchr(pin_dir, '/') ?

@@ -75,6 +75,25 @@ int bb_state_path(char *buf, size_t size, const char *name)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Whether a state directory given agrees with the one the instance records: 0 (also
+ * when nothing is given or recorded), or -EEXIST, said. rec: the record, read.
+ */
+static int record_agrees(struct bb_instance_rec *rec)
+{
+	int err = bb_instance_record_read(where.pin_dir, rec);
+
+	if (err) {
+		memset(rec, 0, sizeof(*rec));
+		return err == -ENOENT ? 0 : err;
+	}
+	if (!where.given || !rec->state_dir[0] || !strcmp(rec->state_dir, where.given))
+		return 0;
+	pr_err("the instance at %s keeps its state in %s, not %s: give that --state-dir (or "
+	       "none), or unload --all first\n", where.pin_dir, rec->state_dir, where.given);
+	return -EEXIST;
+}
+
 int bb_state_record(void)
 {
 	struct bb_instance_rec rec;
@@ -82,19 +101,9 @@ int bb_state_record(void)
 
 	if (!where.given)
 		return 0;
-	err = bb_instance_record_read(where.pin_dir, &rec);
-	if (err && err != -ENOENT)
+	err = record_agrees(&rec);
+	if (err || rec.state_dir[0])
 		return err;
-	if (!err && rec.state_dir[0]) {
-		if (!strcmp(rec.state_dir, where.given))
-			return 0;
-		pr_err("the instance at %s keeps its state in %s, not %s: give that --state-dir "
-		       "(or none), or unload --all first\n", where.pin_dir, rec.state_dir,
-		       where.given);
-		return -EEXIST;
-	}
-	if (err)
-		memset(&rec, 0, sizeof(rec));
 	if (strlen(where.given) >= sizeof(rec.state_dir)) {
 		pr_err("--state-dir %s: longer than %zu bytes\n", where.given,
 		       sizeof(rec.state_dir) - 1);
@@ -188,10 +197,15 @@ static void sweep_tmp(void)
  */
 int bb_state_lock(void)
 {
+	struct bb_instance_rec rec;
 	struct stat held, at;
 	char path[512];
 	int fd, err, tries;
 
+	/* never a second directory, and lock, for one instance */
+	err = record_agrees(&rec);
+	if (err)
+		return err;
 	for (tries = 0; tries < 100; tries++) {
 		err = bb_state_mkdirs(bb_state_dir());
 		err = err ?: bb_state_path(path, sizeof(path), "lock");
