@@ -23,11 +23,28 @@ for c in dig python3; do
 done
 PASS_PROG=$BB_ROOT/.output/xxhash_test.bpf.o	# returns XDP_PASS
 [ -e "$PASS_PROG" ] || bail "$PASS_PROG is missing: make tests first"
-in_src ip link set dev bbs0 xdpdrv obj "$PASS_PROG" sec xdp || bail "no XDP program on bbs0"
 
 LIST=$BB_TMP/answer.txt
 printf 'blocked.example\n198.51.100.3\n' >"$LIST"
 V4=198.51.100.1 V6=2001:db8:51::1
+
+# ---- a veth whose peer runs no NAPI: XDP_TX would lose every answer -----------------------
+run bb load "$LIST" -i bbd0 --answer reject
+check_rc "load --answer reject at XDP on a veth whose peer has no XDP program: refused" 1
+check_match "... saying why: the peer runs no NAPI, XDP_TX never reaches it" \
+	'bbd0 is a veth whose peer bbs0 runs no XDP program.*no NAPI' "$err"
+check_match "... and the ways out: tc-ingress, or an XDP program on the peer" \
+	'--hook tc-ingress.*give bbs0 an XDP program' "$err"
+check "... and nothing is loaded" test ! -e "$BB_PIN_DIR/filters"
+run bb load "$LIST" -i bbd0
+check_rc "load without --answer there: fine" 0
+run bb load "$LIST" --answer reject
+check_rc "... but a reload that turns --answer on is refused too" 1
+run bb status -j
+check_eq "... and the live filter keeps dropping unanswered" "$(jq -r .answer.mode <<<"$out")" drop
+run bb unload --all
+
+in_src ip link set dev bbs0 xdpdrv obj "$PASS_PROG" sec xdp || bail "no XDP program on bbs0"
 
 # ask_in NS [DIG ARGS...]: dig from namespace NS, one try, a 2 s timeout; $out; $ms,
 # dig's own "Query time" (from its query sent to the answer read: what the kernel's

@@ -21,6 +21,7 @@
 #include "options.h"
 #include "progress.h"
 #include "reader.h"
+#include "veth.h"
 #include "xdp_compat.h"
 
 /*
@@ -201,6 +202,46 @@ static int merge_config(struct load_run *run)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Answers (--answer) leave an XDP hook with XDP_TX, which a veth whose peer runs no
+ * NAPI loses: checked for every interface the filter will be at XDP on, this load's
+ * and those attached before, so that no answer is counted that no client receives.
+ * 0, or -EINVAL, said with the ways out.
+ */
+static int answers_reach(const struct load_run *run)
+{
+	const struct load_opts *o = run->o;
+	struct bb_attachment att[64];
+	const char *names[BB_MAX_TARGETS + 64];
+	char peer[IF_NAMESIZE];
+	int n = 0, i, k, lost, bad = 0;
+
+	if (!(run->fopts.flags & BB_HDR_F_ANSWER) || o->build)
+		return 0;
+	for (i = 0; o->targets.hooks[BB_HOOK_XDP] && i < o->targets.n_ifaces; i++)
+		names[n++] = o->targets.ifnames[i];
+	k = bb_attachments(bb_opts.pin_dir, att, 64);
+	for (i = 0; i < k; i++)
+		if (att[i].hook == BB_HOOK_XDP && !att[i].elsewhere)
+			names[n++] = att[i].ifname;
+	for (i = 0; i < n; i++) {
+		lost = bb_veth_tx_lost(names[i], peer);
+		if (lost < 0 && bb_msg.debug)
+			pr_info("%s: cannot tell whether its veth peer runs NAPI: %s\n", names[i],
+				strerror(-lost));
+		if (lost <= 0)
+			continue;
+		pr_err("%s: --answer cannot answer at XDP here: %s is a veth whose peer%s%s runs "
+		       "no XDP program, so a reply sent back with XDP_TX never reaches it (the "
+		       "peer runs no NAPI for XDP frames) and the client waits out its timeout; "
+		       "attach at tc instead (--hook tc-ingress: tc answers through the stack), "
+		       "or give %s an XDP program (one that passes everything will do)\n",
+		       names[i], names[i], peer[0] ? " " : "", peer, peer[0] ? peer : "the peer");
+		bad++;
+	}
+	return bad ? -EINVAL : 0;
 }
 
 /* Attach the hooks asked for on one interface, where this instance is not yet. */
@@ -659,6 +700,7 @@ static int cmd_load(int argc, char **argv)
 	err = load_parse_lists(&run);
 	err = err ?: open_instance(&run);
 	err = err ?: merge_config(&run);
+	err = err ?: answers_reach(&run);
 	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
 	bb_progress_stop();
 	err = err ?: attach_and_swap(&run);
