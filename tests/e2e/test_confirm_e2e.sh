@@ -302,7 +302,7 @@ check_rc "stats --watch 0 is refused" 2
 
 # ---- nothing to serve ------------------------------------------------------------------------
 run timeout 10 "$BB" --pin-dir "/sys/fs/bpf/$BB_TAG-none" run
-check_rc "run with nothing loaded exits 2" 2
+check_rc "run with nothing loaded exits 1 (an error)" 1
 check_match "... saying to load first" 'nothing is loaded under .*load first' "$err"
 
 run bb load "$LIST" --mode confirm --no-index

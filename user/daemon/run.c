@@ -920,7 +920,7 @@ static int cmd_run(int argc, char **argv)
 	setenv("BB_SYSLOG", "1", 1);	/* for the loads: before any thread */
 	self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir))
-		return BB_EXIT_USAGE;
+		return BB_EXIT_ERROR;
 	if (config_path) {
 		char said[128];
 
@@ -941,7 +941,7 @@ static int cmd_run(int argc, char **argv)
 	if (err) {
 		pr_err("nothing is loaded under %s: %s (bloomblock load first)\n", bb_opts.pin_dir,
 		       strerror(-err));
-		return BB_EXIT_USAGE;
+		return BB_EXIT_ERROR;
 	}
 	s.c.inst = &inst;
 	s.c.maps.ring_fd = s.c.maps.confirmed_fd = s.c.maps.unlisted_fd = s.c.maps.daemon_fd = -1;
