@@ -79,10 +79,10 @@ check_rc "check 198.51.100.3 exits 1" 1
 check_match "check 198.51.100.3 says not listed" '198\.51\.100\.3.*not listed' "$out"
 run bb check 2001:db8:51::2 203.0.113.200 2001:db8:52:ffff::1
 check_rc "check of an IPv6 address and addresses inside listed CIDRs exits 0" 0
-check_eq "check names each one's line, a CIDR's for an address inside it" "$out" \
+check_eq "check names each one's line, and a CIDR for an address inside it" "$out" \
 	"2001:db8:51::2: listed ($LIST1:3)
-203.0.113.200: listed ($LIST1:5)
-2001:db8:52:ffff::1: listed ($LIST1:6)"
+203.0.113.200: listed: 203.0.113.0/24 ($LIST1:5)
+2001:db8:52:ffff::1: listed: 2001:db8:52::/48 ($LIST1:6)"
 run_stdin $'198.51.100.2\n2001:db8:51::2' bb check -
 check_rc "check - (stdin, all listed) exits 0" 0
 check_eq "check - prints one line per item" "$(grep -c 'listed (' <<<"$out")" 2
@@ -357,7 +357,7 @@ check_eq "--no-index: check says listed (maybe), naming no list" "$out" \
 check_eq "--no-index: status -j says there is no index" "$(bb_status .index)" null
 check_fails "--no-index: no index file is left" test -e "$BB_STATE_DIR/index.bin"
 run bb add 198.51.100.9
-check_rc "--no-index: add is refused (exit 2)" 2
+check_rc "--no-index: add is refused (exit 1, an error)" 1
 check_match "... saying it needs the key index" 'needs the live filter.s key index' "$err"
 
 # ---- a live add needs a probe length: four a family, then a reload ---------------------------------
@@ -381,7 +381,7 @@ check_match "plens: ... saying no probed length holds it and to load again" \
 check_eq "plens: ... nothing added (check says not listed)" "$(bb check 2001:db8:51::3)" \
 	"2001:db8:51::3: not listed"
 expect_pass "plens: ... and 2001:db8:51::3 still passes" 2001:db8:51::3 $V6
-check_eq "plens: the three adds stand" "$(bb check 2001:db8:55::9)" "2001:db8:55::9: listed (bloomblock add)"
+check_eq "plens: the three adds stand" "$(bb check 2001:db8:55::9)" "2001:db8:55::9: listed: 2001:db8:55::/96 (bloomblock add)"
 check_eq "plens: no reload (generation unchanged)" "$(bb_status .filter.generation)" "$gen_p"
 printf '2001:db8:51::2/127\n' >>"$PLL"
 run bb load "$PLL"

@@ -74,6 +74,7 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 	const char *why = NULL, *by, *status;
 	const struct bb_index_rec *rec = NULL;
 	char source[600] = "", matched[BB_KEY_MAX + 8] = "";
+	bool show_matched = false;
 	int listed, allowed;
 
 	if (bb_list_parse_item(item, &entry, text, sizeof(text), &why) < 0) {
@@ -132,6 +133,9 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 		snprintf(source, sizeof(source), rec->line ? "%s:%u" : "%s",
 			 bb_index_source(index, rec->src), rec->line);
 		bb_index_entry_text(&entry, rec, hdr->seed, matched, sizeof(matched));
+		/* said in text only when it is not the item itself: a parent, a prefix */
+		show_matched = matched[0] && strcasecmp(matched, item) &&
+			       !(entry.text && !strcmp(matched, entry.text));
 	}
 	if (listed && !rec && index)
 		status = allowed ? "allowed (a false positive, and the allowlist passes it)" :
@@ -139,7 +143,7 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 	else if (allowed)
 		status = "allowed (listed, and the allowlist passes it)";
 	else
-		status = listed ? matched[0] ? "listed:" : "listed" : "not listed";
+		status = listed ? show_matched ? "listed:" : "listed" : "not listed";
 	if (results) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}", "item", item, "kind",
 				      bb_entry_kind_name(entry.kind), "listed", listed,
@@ -157,8 +161,8 @@ static int check_one(const struct bb_image *img, const struct bb_index_view *ind
 		}
 		json_array_append_new(results, o);
 	} else {
-		printf("%s: %s%s%s%s%s%s%s%s\n", item, status, matched[0] && rec ? " " : "",
-		       rec ? matched : "", source[0] ? " (" : "", source,
+		printf("%s: %s%s%s%s%s%s%s%s\n", item, status, show_matched ? " " : "",
+		       show_matched ? matched : "", source[0] ? " (" : "", source,
 		       source[0] ? ")" : listed && !index ? " (maybe)" : "", where[0] ? ": " : "",
 		       where);
 	}
