@@ -113,24 +113,17 @@ static int netns_open(unsigned long long netns)
 	return -ENOENT;
 }
 
-int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg)
+int bb_in_netns_fd(int fd, int (*fn)(void *arg), void *arg)
 {
-	int self, fd, ret;
+	int self, ret;
 
-	if (!netns || netns == bb_netns_id())
-		return fn(arg);
-	fd = netns_open(netns);
-	if (fd < 0)
-		return fd;
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0 || setns(fd, CLONE_NEWNET)) {
 		ret = -errno;
-		close(fd);
 		if (self >= 0)
 			close(self);
 		return ret;
 	}
-	close(fd);
 	ret = fn(arg);
 	if (setns(self, CLONE_NEWNET)) {
 		/* nothing after this may act on the wrong namespace's interfaces */
@@ -138,6 +131,20 @@ int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg)
 		exit(1);	/* the commands' BB_EXIT_ERROR */
 	}
 	close(self);
+	return ret;
+}
+
+int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg)
+{
+	int fd, ret;
+
+	if (!netns || netns == bb_netns_id())
+		return fn(arg);
+	fd = netns_open(netns);
+	if (fd < 0)
+		return fd;
+	ret = bb_in_netns_fd(fd, fn, arg);
+	close(fd);
 	return ret;
 }
 

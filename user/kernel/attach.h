@@ -120,6 +120,8 @@ int bb_tc_sweep(const char *pin_dir, int only_ifindex, char *said, size_t size);
  * it cannot be found; else fn's value.
  */
 int bb_in_netns(unsigned long long netns, int (*fn)(void *arg), void *arg);
+/* The same in the namespace of the fd fd (a /proc/PID/ns/net or /run/netns/NAME). */
+int bb_in_netns_fd(int fd, int (*fn)(void *arg), void *arg);
 /*
  * Remove ifindex's clsact qdisc when no filter is left on it, ours or anyone's:
  * load adds it when it is missing, and an empty one should not outlive us. 0 or -errno.

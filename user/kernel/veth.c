@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
+#include "attach.h"
 #include "veth.h"
 
 static int ethtool(int sock, const char *ifname, void *cmd)
@@ -116,11 +116,8 @@ static struct rtattr *rta_find(struct rtattr *rta, int len, unsigned short type)
 	return NULL;
 }
 
-/*
- * The network namespace id of ifindex's link (IFLA_LINK_NETNSID): 0 with *nsid set,
- * -ENOENT when the link is in this namespace, or -errno.
- */
-static int link_netnsid(int ifindex, int *nsid)
+/* ifindex's RTM_GETLINK answer into buf: its attributes at *attrs, *len bytes; or -errno. */
+static int link_get(int ifindex, char *buf, size_t size, struct rtattr **attrs, int *len)
 {
 	struct {
 		struct nlmsghdr h;
@@ -130,14 +127,29 @@ static int link_netnsid(int ifindex, int *nsid)
 		       .nlmsg_flags = NLM_F_REQUEST },
 		.i = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex },
 	};
-	char buf[16384];
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
-	struct rtattr *a;
-	int n = rtnl_ask(&req, sizeof(req), buf, sizeof(buf));
+	int n = rtnl_ask(&req, sizeof(req), buf, size);
 
 	if (n < 0)
 		return n;
-	a = rta_find(IFLA_RTA(NLMSG_DATA(h)), (int)IFLA_PAYLOAD(h), IFLA_LINK_NETNSID);
+	*attrs = IFLA_RTA(NLMSG_DATA(h));
+	*len = (int)IFLA_PAYLOAD(h);
+	return 0;
+}
+
+/*
+ * The network namespace id of ifindex's link (IFLA_LINK_NETNSID): 0 with *nsid set,
+ * -ENOENT when the link is in this namespace, or -errno.
+ */
+static int link_netnsid(int ifindex, int *nsid)
+{
+	char buf[16384];
+	struct rtattr *attrs, *a;
+	int len, err = link_get(ifindex, buf, sizeof(buf), &attrs, &len);
+
+	if (err)
+		return err;
+	a = rta_find(attrs, len, IFLA_LINK_NETNSID);
 	if (!a)
 		return -ENOENT;
 	*nsid = *(int *)RTA_DATA(a);
@@ -206,29 +218,36 @@ static int netns_by_nsid(int nsid)
 /* An XDP program on the interface ifindex of this namespace (IFLA_XDP): 1, 0, or -errno. */
 static int xdp_on(int ifindex)
 {
-	struct {
-		struct nlmsghdr h;
-		struct ifinfomsg i;
-	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
-		       .nlmsg_flags = NLM_F_REQUEST },
-		.i = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex },
-	};
 	char buf[16384];
-	struct nlmsghdr *h = (struct nlmsghdr *)buf;
-	struct rtattr *x, *a;
-	int n = rtnl_ask(&req, sizeof(req), buf, sizeof(buf));
+	struct rtattr *attrs, *x, *a;
+	int len, err = link_get(ifindex, buf, sizeof(buf), &attrs, &len);
 
-	if (n < 0)
-		return n;
-	x = rta_find(IFLA_RTA(NLMSG_DATA(h)), (int)IFLA_PAYLOAD(h), IFLA_XDP);
+	if (err)
+		return err;
+	x = rta_find(attrs, len, IFLA_XDP);
 	a = x ? rta_find(RTA_DATA(x), (int)RTA_PAYLOAD(x), IFLA_XDP_ATTACHED) : NULL;
 	return a && *(__u8 *)RTA_DATA(a) != XDP_ATTACHED_NONE;
 }
 
+/* The peer, asked in its namespace (bb_in_netns_fd()). */
+struct peer_ask {
+	int ifindex;
+	char *name;
+};
+
+static int peer_xdp_on(void *arg)
+{
+	struct peer_ask *p = arg;
+
+	if (!if_indextoname((unsigned int)p->ifindex, p->name))
+		p->name[0] = '\0';
+	return xdp_on(p->ifindex);
+}
+
 int bb_veth_tx_lost(const char *ifname, char peer[IF_NAMESIZE])
 {
-	int sock, ifindex = (int)if_nametoindex(ifname), peer_idx, nsid, fd, self, ret;
+	int sock, ifindex = (int)if_nametoindex(ifname), nsid, fd, ret;
+	struct peer_ask ask = { .name = peer };
 
 	peer[0] = '\0';
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -238,35 +257,19 @@ int bb_veth_tx_lost(const char *ifname, char peer[IF_NAMESIZE])
 		close(sock);
 		return 0;
 	}
-	peer_idx = peer_ifindex(sock, ifname);
+	ask.ifindex = peer_ifindex(sock, ifname);
 	close(sock);
-	if (peer_idx <= 0)
-		return peer_idx < 0 ? peer_idx : -ENOENT;
+	if (ask.ifindex <= 0)
+		return ask.ifindex < 0 ? ask.ifindex : -ENOENT;
 	ret = link_netnsid(ifindex, &nsid);
 	if (ret == -ENOENT) {	/* the peer is here */
-		if_indextoname((unsigned int)peer_idx, peer);
-		ret = xdp_on(peer_idx);
-		return ret < 0 ? ret : !ret;
-	}
-	if (ret < 0)
-		return ret;
-	fd = netns_by_nsid(nsid);
-	if (fd < 0)
-		return fd;
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0 || setns(fd, CLONE_NEWNET)) {
-		ret = -errno;
+		ret = peer_xdp_on(&ask);
+	} else if (!ret) {
+		fd = netns_by_nsid(nsid);
+		if (fd < 0)
+			return fd;
+		ret = bb_in_netns_fd(fd, peer_xdp_on, &ask);
 		close(fd);
-		if (self >= 0)
-			close(self);
-		return ret;
 	}
-	ret = xdp_on(peer_idx);
-	if (ret >= 0 && !if_indextoname((unsigned int)peer_idx, peer))
-		peer[0] = '\0';
-	if (setns(self, CLONE_NEWNET))
-		abort();	/* nothing after this may act in the wrong namespace */
-	close(self);
-	close(fd);
 	return ret < 0 ? ret : !ret;
 }
