@@ -1841,6 +1841,23 @@ struct {
 } answer_bucket SEC(".maps");
 
 /*
+ * The interfaces (by index) where a frame sent back with XDP_TX is lost: a veth whose
+ * peer runs no XDP program, so no NAPI for XDP frames (load finds them, and fills this).
+ * An answer made there passes, marked in its metadata (BB_ANSWER_META), and the tc
+ * helper beside XDP sends it back out of the interface: the answer leaves from tc.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u8);
+} tx_via_tc SEC(".maps");
+
+#define BB_ANSWER_META	0xbb7e5e71U	/* XDP to tc: "this is an answer: send it back" */
+#define BB_META_BYTES	8		/* the metadata XDP leaves the tc helper */
+
+
+/*
  * The ones' complement sum of len bytes from p onto sum, 16 bytes a step in four
  * 32-bit loads (max16 steps at most), in the CPU's byte order: the sum does not
  * depend on it, so folded (csum_fold()) it is the checksum as the bytes of the
@@ -2225,7 +2242,7 @@ static __always_inline int answer_admit(struct bb_stats *st)
 
 static __always_inline int answer_xdp(struct xdp_md *ctx)
 {
-	__u32 zero = 0, qend;
+	__u32 zero = 0, qend, ifindex;
 	struct bb_stats *st = stats_of(BB_EV_XDP);
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	const struct bb_header *hdr;
@@ -2248,6 +2265,17 @@ static __always_inline int answer_xdp(struct xdp_md *ctx)
 			   (hdr->flags & BB_HDR_F_SINKHOLE ? 1U << 9 : 0));
 	if (ret != XDP_TX)
 		goto unfit;
+	/* XDP_TX would be lost here: the tc helper sends it, and counts it (where there
+	 * is no metadata, generic XDP, XDP_TX goes through the stack and arrives) */
+	ifindex = ctx->ingress_ifindex;
+	if (bpf_map_lookup_elem(&tx_via_tc, &ifindex) && !bpf_xdp_adjust_meta(ctx, -BB_META_BYTES)) {
+		__u32 *m = (void *)(long)ctx->data_meta;
+
+		if ((void *)(m + 2) > (void *)(long)ctx->data)
+			goto unfit;
+		m[0] = BB_ANSWER_META;
+		return XDP_PASS;
+	}
 	st->dns_answered++;
 	return XDP_TX;
 unfit:
@@ -2285,9 +2313,10 @@ int bloomblock_xdp_answer(struct xdp_md *ctx)
 #define BB_RESET_META	0xbb7e5e70U	/* XDP to tc: "and the client's reset" */
 
 struct bb_reset_meta {
-	__u32 magic;	/* BB_RESET_META */
+	__u32 magic;	/* BB_RESET_META, or BB_ANSWER_META (then len is not read) */
 	__u32 len;	/* the payload the reset segment had: the client reset's ACK */
 };
+_Static_assert(sizeof(struct bb_reset_meta) == BB_META_BYTES, "the metadata's size");
 
 /* May the segment be reset: TCP data with an ACK, no SYN, no RST, no fragment. */
 static __always_inline int reset_fits(const struct bb_packet *pkt)
@@ -2810,11 +2839,18 @@ int bloomblock_tc_xdp_reset(struct __sk_buff *skb)
 	struct bb_stats *st;
 	struct bb_packet pkt;
 
-	if ((void *)(m + 1) > (void *)(long)skb->data || m->magic != BB_RESET_META)
+	if ((void *)(m + 1) > (void *)(long)skb->data ||
+	    (m->magic != BB_RESET_META && m->magic != BB_ANSWER_META))
 		return TC_ACT_UNSPEC;
+	st = stats_of(BB_EV_XDP);	/* the XDP hook's answer, or the half of its reset */
+	if (m->magic == BB_ANSWER_META) {
+		m->magic = 0;
+		if (st)
+			st->dns_answered++;
+		return bpf_redirect(skb->ifindex, 0);
+	}
 	len = m->len;
 	m->magic = 0;
-	st = stats_of(BB_EV_XDP);	/* the half of the XDP hook's reset */
 	if (!reset_where(skb, &pkt, &ip, &l4, &l3_end) || !(pkt.tcp_flags & 0x04) ||
 	    bb_reset_client_tc(skb, l4, len, ip | (pkt.l3_proto == ETH_P_IP) << 8)) {
 		if (st)

@@ -382,6 +382,7 @@ struct bb_confirm_daemon {
 #define BB_PIN_STATS		"stats"		/* PERCPU_ARRAY of struct bb_stats */
 #define BB_PIN_EVENTS		"events"	/* RINGBUF of struct bb_event */
 #define BB_PIN_EVENT_BUCKET	"event_bucket"	/* the events' rate limit, per CPU */
+#define BB_PIN_TX_VIA_TC	"tx_via_tc"	/* HASH ifindex -> 1: answers there leave from tc */
 #define BB_PIN_CONFIRM_RING	"confirm_ring"	/* RINGBUF of struct bb_confirm_req */
 #define BB_PIN_CONFIRMED	"confirmed"	/* LRU_HASH: bb_confirm_key -> bb_confirm_val */
 #define BB_PIN_UNLISTED		"unlisted"	/* LRU_HASH, the same */

@@ -28,23 +28,6 @@ LIST=$BB_TMP/answer.txt
 printf 'blocked.example\n198.51.100.3\n' >"$LIST"
 V4=198.51.100.1 V6=2001:db8:51::1
 
-# ---- a veth whose peer runs no NAPI: XDP_TX would lose every answer -----------------------
-run bb load "$LIST" -i bbd0 --answer reject
-check_rc "load --answer reject at XDP on a veth whose peer has no XDP program: refused" 1
-check_match "... saying why: the peer runs no NAPI, XDP_TX never reaches it" \
-	'bbd0 is a veth whose peer bbs0 runs no XDP program.*no NAPI' "$err"
-check_match "... and the ways out: tc-ingress, or an XDP program on the peer" \
-	'--hook tc-ingress.*give bbs0 an XDP program' "$err"
-check "... and nothing is loaded" test ! -e "$BB_PIN_DIR/filters"
-run bb load "$LIST" -i bbd0
-check_rc "load without --answer there: fine" 0
-run bb load "$LIST" --answer reject
-check_rc "... but a reload that turns --answer on is refused too" 1
-run bb status -j
-check_eq "... and the live filter keeps dropping unanswered" "$(jq -r .answer.mode <<<"$out")" drop
-run bb unload --all
-
-in_src ip link set dev bbs0 xdpdrv obj "$PASS_PROG" sec xdp || bail "no XDP program on bbs0"
 
 # ask_in NS [DIG ARGS...]: dig from namespace NS, one try, a 2 s timeout; $out; $ms,
 # dig's own "Query time" (from its query sent to the answer read: what the kernel's
@@ -62,8 +45,32 @@ ask_in() {
 }
 ask() { ask_in "$NS_SRC" "$@"; }	# from the source namespace
 
+# ---- a veth whose peer runs no XDP program: XDP_TX would lose every answer --------------
+# (no NAPI for XDP frames there), so its answers leave from tc, through the helper beside XDP
+run bb load "$LIST" -i bbd0 --answer reject
+check_rc "load --answer reject at XDP on a veth whose peer has no XDP program" 0
+check_match "... says the answers leave from tc, and why" \
+	'bbd0: a veth whose peer bbs0 runs no XDP program, so XDP_TX would not reach it: its DNS answers leave from tc' \
+	"$err"
+check_eq "... the interface is in the instance's tx_via_tc map" \
+	"$(bpftool -j map dump pinned "$BB_PIN_DIR/tx_via_tc" | jq -c '[.[].formatted.key]')" \
+	"[$(in_dut cat /sys/class/net/bbd0/ifindex)]"
+a0=$(bb_stat dns_answered) d0=$(bb_stat dropped)
+ask @$V4 blocked.example A
+check_match "... and dig gets its NXDOMAIN" 'status: NXDOMAIN' "$out"
+check_ge "... in under 100 ms (${ms} ms)" $((100 - ms)) 1
+check_eq "... counted once, where it was sent: dns_answered" "$(( $(bb_stat dns_answered) - a0 ))" 1
+check_eq "... and as a drop of the query" "$(( $(bb_stat dropped) - d0 ))" 1
+ask @$V6 blocked.example AAAA
+check_match "... over IPv6 too" 'status: NXDOMAIN' "$out"
+run bb unload --all
+
+in_src ip link set dev bbs0 xdpdrv obj "$PASS_PROG" sec xdp || bail "no XDP program on bbs0"
+
 run bb load "$LIST" -i bbd0 --answer reject
 check_rc "load --answer reject -i bbd0" 0
+check_eq "... the peer runs XDP now: XDP_TX reaches it, nothing in tx_via_tc" \
+	"$(bpftool -j map dump pinned "$BB_PIN_DIR/tx_via_tc" | jq -c 'length')" 0
 run bb status
 check_match "status: answers reject" '^answers +reject: a blocked DNS query at XDP gets NXDOMAIN' "$out"
 

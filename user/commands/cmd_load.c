@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "fault.h"
 #include "guard.h"
@@ -205,21 +206,24 @@ static int merge_config(struct load_run *run)
 }
 
 /*
- * Answers (--answer) leave an XDP hook with XDP_TX, which a veth whose peer runs no
- * NAPI loses: checked for every interface the filter will be at XDP on, this load's
- * and those attached before, so that no answer is counted that no client receives.
- * 0, or -EINVAL, said with the ways out.
+ * Answers (--answer) leave an XDP hook with XDP_TX, which a veth whose peer runs no XDP
+ * program loses (veth.h): for each interface the filter is at XDP on, this load's and
+ * those attached before, the instance's tx_via_tc map says whether its answers leave
+ * from tc instead (the tc helper beside XDP sends them), so that every answer counted
+ * is one a client receives. Kept for every load, so that a later --answer finds it.
  */
-static int answers_reach(const struct load_run *run)
+static void answers_route(const struct load_run *run)
 {
 	const struct load_opts *o = run->o;
 	struct bb_attachment att[64];
 	const char *names[BB_MAX_TARGETS + 64];
-	char peer[IF_NAMESIZE];
-	int n = 0, i, k, lost, bad = 0;
+	char peer[IF_NAMESIZE], path[512];
+	int n = 0, i, k, lost, fd;
+	__u8 one = 1;
 
-	if (!(run->fopts.flags & BB_HDR_F_ANSWER) || o->build)
-		return 0;
+	if (o->build || bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_TX_VIA_TC) ||
+	    (fd = bpf_obj_get(path)) < 0)
+		return;	/* an instance without it: an earlier version's, XDP_TX as before */
 	for (i = 0; o->targets.hooks[BB_HOOK_XDP] && i < o->targets.n_ifaces; i++)
 		names[n++] = o->targets.ifnames[i];
 	k = bb_attachments(bb_opts.pin_dir, att, 64);
@@ -227,21 +231,25 @@ static int answers_reach(const struct load_run *run)
 		if (att[i].hook == BB_HOOK_XDP && !att[i].elsewhere)
 			names[n++] = att[i].ifname;
 	for (i = 0; i < n; i++) {
+		__u32 ifindex = if_nametoindex(names[i]);
+
 		lost = bb_veth_tx_lost(names[i], peer);
 		if (lost < 0 && bb_msg.debug)
-			pr_info("%s: cannot tell whether its veth peer runs NAPI: %s\n", names[i],
+			pr_info("%s: cannot tell whether its veth peer runs XDP: %s\n", names[i],
 				strerror(-lost));
-		if (lost <= 0)
+		if (!ifindex || lost < 0)
 			continue;
-		pr_err("%s: --answer cannot answer at XDP here: %s is a veth whose peer%s%s runs "
-		       "no XDP program, so a reply sent back with XDP_TX never reaches it (the "
-		       "peer runs no NAPI for XDP frames) and the client waits out its timeout; "
-		       "attach at tc instead (--hook tc-ingress: tc answers through the stack), "
-		       "or give %s an XDP program (one that passes everything will do)\n",
-		       names[i], names[i], peer[0] ? " " : "", peer, peer[0] ? peer : "the peer");
-		bad++;
+		if (lost <= 0) {
+			bpf_map_delete_elem(fd, &ifindex);
+			continue;
+		}
+		bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY);
+		if (run->fopts.flags & BB_HDR_F_ANSWER)
+			pr_info("%s: a veth whose peer%s%s runs no XDP program, so XDP_TX would not "
+				"reach it: its DNS answers leave from tc\n", names[i],
+				peer[0] ? " " : "", peer);
 	}
-	return bad ? -EINVAL : 0;
+	close(fd);
 }
 
 /* Attach the hooks asked for on one interface, where this instance is not yet. */
@@ -700,9 +708,10 @@ static int cmd_load(int argc, char **argv)
 	err = load_parse_lists(&run);
 	err = err ?: open_instance(&run);
 	err = err ?: merge_config(&run);
-	err = err ?: answers_reach(&run);
 	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
 	bb_progress_stop();
+	if (!err)
+		answers_route(&run);
 	err = err ?: attach_and_swap(&run);
 	if (err) {
 		undo(&run);

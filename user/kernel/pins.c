@@ -201,6 +201,8 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		/* one ring of hit events and one rate limit for every hook's programs */
 		{ "events", BB_PIN_EVENTS },
 		{ "event_bucket", BB_PIN_EVENT_BUCKET },
+		/* where XDP's answers leave from tc (load fills it) */
+		{ "tx_via_tc", BB_PIN_TX_VIA_TC },
 		/* confirm mode's, shared with bloomblock run */
 		{ "confirm_ring", BB_PIN_CONFIRM_RING },
 		{ "confirmed", BB_PIN_CONFIRMED },
@@ -323,7 +325,8 @@ int bb_instance_create(const char *pin_dir, struct bb_instance *inst, unsigned i
 /* The pin each of the programs' maps has, by the map's name (the kernel's, 15 chars). */
 static const struct { const char *map, *pin; } instance_maps[] = {
 	{ "filters", BB_PIN_FILTERS }, { "stats", BB_PIN_STATS }, { "events", BB_PIN_EVENTS },
-	{ "event_bucket", BB_PIN_EVENT_BUCKET }, { "confirm_ring", BB_PIN_CONFIRM_RING },
+	{ "event_bucket", BB_PIN_EVENT_BUCKET }, { "tx_via_tc", BB_PIN_TX_VIA_TC },
+	{ "confirm_ring", BB_PIN_CONFIRM_RING },
 	{ "confirmed", BB_PIN_CONFIRMED }, { "unlisted", BB_PIN_UNLISTED },
 	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "url_xdp", BB_PIN_URL_XDP },
 	{ "url_tc", BB_PIN_URL_TC },
@@ -608,6 +611,7 @@ void bb_instance_close(struct bb_instance *inst)
 /* The fixed names of an instance's pins; the attachments' records go by prefix. */
 static const char *const pin_names[] = {
 	BB_PIN_FILTERS, BB_PIN_INSTANCE, BB_PIN_STATS, BB_PIN_EVENTS, BB_PIN_EVENT_BUCKET,
+	BB_PIN_TX_VIA_TC,
 	BB_PIN_CONFIRM_RING, BB_PIN_CONFIRMED, BB_PIN_UNLISTED, BB_PIN_CONFIRM_DAEMON,
 	BB_PIN_PROG_XDP, BB_PIN_PROG_TC_INGRESS, BB_PIN_PROG_TC_EGRESS, BB_PIN_PROG_XDP_RESET,
 	BB_PIN_URL_XDP, BB_PIN_URL_TC,
