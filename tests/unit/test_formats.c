@@ -75,6 +75,11 @@ static const struct file_case file_cases[] = {
 	    .skipped = { SKIP(DIRECTIVE, 7), SKIP(ANSWER, 4), SKIP(TRIGGER, 3) },
 	    .rejected = { REJ(BAD_ADDRESS, 1), REJ(SYNTAX, 1), REJ(UNSUPPORTED, 1),
 			  REJ(BAD_NAME, 1) } } },
+	/* absolute owners and no $ORIGIN: the owners are the triggers themselves */
+	{ "absolute.rpz", { 0 }, BB_FORMAT_RPZ,
+	  { .lines = 23, .ip4 = 1, .names = 8, .allow = 1, .comments = 8,
+	    .skipped = { SKIP(DIRECTIVE, 3), SKIP(ANSWER, 1) },
+	    .rejected = { REJ(BAD_NAME, 1) } } },
 	{ "drop.json", { 0 }, BB_FORMAT_JSON,
 	  { .lines = 10, .ip4 = 3, .ip6 = 1, .dups = 1, .skipped = { SKIP(DIRECTIVE, 1) },
 	    .rejected = { REJ(SYNTAX, 3), REJ(BAD_NAME, 1) } } },
@@ -256,6 +261,18 @@ static const struct entry_check entry_checks[] = {
 	HAS("policy.rpz", "2001:db8:1::/48", IP6, 0, "an IPv6 rpz-ip /48 with zz"),
 	HAS("policy.rpz", "pass.example", NAME, ALLOW | EXACT, "rpz-passthru.: allowed"),
 	NOTF("policy.rpz", "pass.example", NAME, EXACT, "rpz-passthru.: not blocked"),
+	HAS("absolute.rpz", "ads.tracker.example", NAME, EXACT, "an absolute owner, no $ORIGIN"),
+	HAS("absolute.rpz", "ads.tracker.example", NAME, SUB, "... its absolute *. twin"),
+	HAS("absolute.rpz", "phish.example", NAME, EXACT, "an absolute owner in mixed case"),
+	HAS("absolute.rpz", "exact.abs.test", NAME, EXACT, "an absolute trigger alone"),
+	NOTF("absolute.rpz", "exact.abs.test", NAME, SUB, "... not its subdomains"),
+	HAS("absolute.rpz", "wild.abs.test", NAME, SUB, "an absolute wildcard alone"),
+	HAS("absolute.rpz", "drop.abs.test", NAME, EXACT, "an absolute rpz-drop."),
+	HAS("absolute.rpz", "pass.abs.test", NAME, ALLOW | EXACT, "an absolute rpz-passthru."),
+	HAS("absolute.rpz", "203.0.113.9", IP4, 0, "an absolute rpz-ip trigger"),
+	HAS("absolute.rpz", "relative.abs.test", NAME, EXACT, "a relative owner beside them"),
+	NOT("absolute.rpz", "local.abs.test", NAME, "absolute local data"),
+	NOT("absolute.rpz", "localhost", NAME, "the SOA's and NS's data"),
 	NOT("policy.rpz", "local.example", NAME, "local data"),
 	NOT("policy.rpz", "ns.rpz.test", NAME, "the zone's NS"),
 	NOT("policy.rpz", "ns.evil.example", NAME, "an nsdname trigger"),
@@ -829,6 +846,17 @@ static void test_info(void)
 	fclose(report);
 	ASSERT_TRUE(err == -EINVAL && strstr(rep, path) && strstr(rep, "no such column"),
 		    "csv: --column the header lacks is an error naming the file");
+	bb_list_free(&list);
+
+	/* RPZ: the owners read as the triggers themselves, counted for the summary */
+	fixture(path, sizeof(path), "absolute.rpz");
+	parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+	ASSERT_EQ(info.rpz_absolute, 10,
+		  "rpz: absolute owners with no $ORIGIN counted as read as triggers");
+	bb_list_free(&list);
+	fixture(path, sizeof(path), "policy.rpz");
+	parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+	ASSERT_EQ(info.rpz_absolute, 0, "rpz: none with an $ORIGIN");
 	bb_list_free(&list);
 
 	/* the first line of each class, for the summary's warning */

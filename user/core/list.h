@@ -180,6 +180,8 @@ struct bb_file_info {
 	bool more_sets;			/* more than BB_LIST_MAX_SETS */
 	bool sets_picked;		/* --ipset-set chose; false: every set is loaded */
 	const char *missing_set;	/* a --ipset-set name the file does not have */
+	size_t rpz_absolute;		/* RPZ: absolute owners read as the triggers
+					 * themselves, the zone having no $ORIGIN or SOA */
 };
 
 struct bb_list_opts {
