@@ -151,6 +151,13 @@ int load_parse_lists(struct load_run *run)
 		} else {
 			err = bb_list_parse_file(&run->list, la->v[i].path, &run->lopts, &fc);
 		}
+		if (err == -EMEDIUMTYPE) {
+			/* binary data, an HTML page, a JSON error body: said above, as such */
+			pr_err("load stopped at %s: it is %s, not a list\n",
+			       load_list_name(la->v[i].path), bb_content_what(info.content));
+			run->lopts.info = NULL;
+			return err;
+		}
 		if (err) {
 			/* the parser said what in the file; this is what the load came to */
 			pr_err("load stopped at %s: %s\n", load_list_name(la->v[i].path),
