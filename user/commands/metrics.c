@@ -19,6 +19,7 @@
 #include "filter.h"
 #include "metrics.h"
 #include "pins.h"
+#include "reload_guard.h"
 #include "state.h"
 
 static const struct {
@@ -370,6 +371,7 @@ int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 	}
 	feeds(f);
 	reloads(f);
+	reload_refusal_metrics(f);
 	family(f, "bloomblock_daemon_up", "gauge",
 	       "1 while bloomblock run beats its heartbeat for the instance");
 	fprintf(f, "bloomblock_daemon_up %d\n", !bb_confirm_daemon_pin(bb_opts.pin_dir, &d) &&
