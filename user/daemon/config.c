@@ -212,6 +212,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return bad(r, name, "yes or no, not '%s'", value);
 	if (!opt->arg && falsy(value))
 		return 1;
+	if (!strcmp(opt->name, "allow-shrink"))
+		rc->feed.allow_shrink = true;	/* the feeds' body check lets it through too */
 	if (opt->parse(&scratch, opt, opt->arg ? value : NULL))
 		return bad(r, name, "'%s': load refuses this value (said above)", value);
 	snprintf(flag, sizeof(flag), "--%s", opt->name);
