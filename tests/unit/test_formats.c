@@ -920,7 +920,8 @@ static const struct content_case content_cases[] = {
 	{ "a JSON error body", T("{\"error\":\"rate limit exceeded\",\"status\":429}\n"), true,
 	  BB_CONTENT_JSON_ERROR, "a JSON error body, error \"rate limit exceeded\"" },
 	{ "a JSON error body over lines",
-	  T("{\n  \"message\": \"Not Found\",\n  \"documentation_url\": \"https://x.example\"\n}\n"),
+	  T("{\n  \"message\": \"Not Found\",\n"
+	    "  \"documentation_url\": \"https://x.example\"\n}\n"),
 	  true, BB_CONTENT_JSON_ERROR, "message \"Not Found\"" },
 	{ "a JSON error object of objects", T("{\"errors\":[{\"code\":\"UNAUTHORIZED\"}]}"), true,
 	  BB_CONTENT_JSON_ERROR, "errors [{\"code\":\"UNAUTHORIZED\"}]" },
@@ -998,7 +999,7 @@ static void test_content(void)
 		err = bb_list_scan_file(path, &o, &sink, &c);
 		ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_JSON_ERROR &&
 			    strstr(info.content_why, "Bad credentials"),
-			    "... and by a scan (a streamed load, a feed's check), with why in info");
+			    "... and by a scan (a streamed load, a feed's check), why in info");
 	}
 }
 

@@ -87,8 +87,9 @@ static void quote(const char *text, size_t len, char *out, size_t size)
 	while (o && flat[o - 1] == ' ')
 		o--;
 	bb_escape_text(flat, o, out, size);
-	if (i < len && strlen(out) + 4 < size)
-		strcat(out, "...");
+	o = strlen(out);
+	if (i < len && o + 4 < size)
+		memcpy(out + o, "...", 4);
 }
 
 /*
