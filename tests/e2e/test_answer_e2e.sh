@@ -164,10 +164,10 @@ check_ge "... at most the burst and the rate for ${secs} s on each of $(nproc) C
 # ---- the config file -----------------------------------------------------------------------------
 printf '[instance]\ninterface = bbd0\nlist = %s\nanswer = sinkhole\nanswer_rate = 100\n' "$LIST" \
 	>"$BB_TMP/answer.conf"
-run "$BB" run --config "$BB_TMP/answer.conf" --check-config
+run bb run --config "$BB_TMP/answer.conf" --check-config	# in bbd0's namespace
 check_rc "run --check-config: answer = sinkhole is a key" 0
 printf '[instance]\ninterface = bbd0\nlist = %s\nanswer = loud\n' "$LIST" >"$BB_TMP/answer.conf"
-run "$BB" run --config "$BB_TMP/answer.conf" --check-config
+run bb run --config "$BB_TMP/answer.conf" --check-config
 check_rc "... answer = loud is refused" 2
 check_match "... naming file, line and key" 'answer.conf:4: answer: ' "$err"
 

@@ -124,8 +124,16 @@ check_match "the config serves /metrics on the probe's port, on the node's addre
 check_match "... watches its files (a ConfigMap update is loaded by itself)" '^watch = yes$' \
 	"$(cat "$BB_TMP/etc/bloomblock.conf")"
 if [ -x "$BB" ]; then
-	run "$BB" run --config "$BB_TMP/etc/bloomblock.conf" --check-config
+	# as the pod sees it: the ConfigMap's files at /etc/bloomblock, the node's uplink (lo
+	# stands for it here), for --check-config checks what run will find on the node
+	sed "s|/etc/bloomblock/|$BB_TMP/etc/|; s|^interface = .*|interface = lo|" \
+		"$BB_TMP/etc/bloomblock.conf" >"$BB_TMP/pod.conf"
+	run "$BB" run --config "$BB_TMP/pod.conf" --check-config
 	check_rc "bloomblock run --check-config passes the ConfigMap's config" 0
+	diag "$err"
+	run "$BB" run --config "$BB_TMP/etc/bloomblock.conf" --check-config
+	check_match "... and off the node names each file of the ConfigMap it does not find" \
+		'bloomblock\.conf:[0-9]+: allow /etc/bloomblock/allow\.txt: No such file or directory' "$err"
 	run "$BB" build "$BB_TMP/etc/blocklist.txt" --allow "$BB_TMP/etc/allow.txt" -o "$BB_TMP/cm.bbf"
 	check_rc "... and its list and allowlist build into a filter" 0
 	check_match "... every line of the list read, none rejected" '0 rejected' "$err"

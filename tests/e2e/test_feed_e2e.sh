@@ -10,7 +10,11 @@
 # the metrics say it is stale and since when; a good fetch makes it fresh again; a
 # 200 of the same bytes is no change; a server that sends Last-Modified and no ETag
 # is asked with If-Modified-Since alone and its 304 is no change; a feed never
-# fetched is left out and said; a restart asks with the ETag it kept. TAP output; root.
+# fetched is left out and said; a restart asks with the ETag it kept. The reload guard:
+# a 200 whose body is an HTML page, binary data, a JSON error body or text that mostly
+# does not read keeps the last good copy (feeds.json, status and the metrics name the
+# check); a list file of the config's replaced by an error page: the load refused, the
+# filter kept, status and the metrics say so until a load goes through. TAP output; root.
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -225,6 +229,33 @@ echo ok >"$WWW/a.txt.mode"
 cp "$WWW/a.txt" "$BB_TMP/a.good"
 printf 'h1.bad.example\nh2.bad.example\n' >"$WWW/a.txt"
 bad_fetch "a tiny file" 'shrank from 1100 to 2 entries'
+check_eq "a tiny file: feeds.json: refused by the shrink check" "$(feed a.txt .refused)" shrink
+
+# ---- the reload guard's checks: a 200 whose body is no list, or mostly does not read -----------
+printf '<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>down</body></html>\n' \
+	>"$WWW/a.txt"
+bad_fetch "an HTML page with a 200" 'refused: an HTML page, titled "503 Service Unavailable", not a list'
+check_eq "an HTML page: feeds.json names the check" "$(feed a.txt .refused)" html
+run metrics
+check_match "an HTML page: metrics: bloomblock_feed_refused 1 for a" \
+	"^bloomblock_feed_refused\\{list=\"$URL/a.txt\"\\} 1\$" "$out"
+check_match "... 0 for b" "^bloomblock_feed_refused\\{list=\"$URL/b.txt\"\\} 0\$" "$out"
+run bb status
+check_match "an HTML page: status: feed a STALE, refused as an HTML page, its last copy stays" \
+	"feed +$URL/a.txt: STALE since .*refused: an HTML page.*its last good copy stays \\(1100 entries" \
+	"$out"
+printf 'h1.bad.example\n\0\0\0\0binary\n' >"$WWW/a.txt"
+bad_fetch "binary data with a 200" \
+	'refused: binary data \(4 NUL bytes, the first at offset 15\), not a list'
+check_eq "binary data: feeds.json names the check" "$(feed a.txt .refused)" binary
+printf '{"message": "Bad credentials", "documentation_url": "https://docs.example/"}\n' \
+	>"$WWW/a.txt"
+bad_fetch "a JSON error body with a 200" 'refused: a JSON error body, message "Bad credentials", not a list'
+check_eq "a JSON error body: feeds.json names the check" "$(feed a.txt .refused)" json_error
+printf 'Service Unavailable\nretry later, please\nForbidden\nh1.bad.example\n' >"$WWW/a.txt"
+bad_fetch "text that mostly does not read" \
+	'refused: 3 of its 4 lines that are not blank or comments \(75%, more than half\) do not read as plain'
+check_eq "... feeds.json names the check" "$(feed a.txt .refused)" rejects
 
 # ---- a stalled server: the timeout ------------------------------------------------------------
 echo stall >"$WWW/a.txt.mode"
@@ -257,6 +288,32 @@ check_match "the new copy is loaded" 'listed' "$out"
 run metrics
 check_match "metrics: a no longer stale" "^bloomblock_feed_stale\\{list=\"$URL/a.txt\"\\} 0\$" "$out"
 check_match "metrics: a's entries" "^bloomblock_feed_entries\\{list=\"$URL/a.txt\"\\} 1200\$" "$out"
+
+# ---- a list file the daemon reads, replaced by an error page: the load refused -----------------
+gen=$(generation)
+cp "$BB_TMP/local.txt" "$BB_TMP/local.good"
+printf '<html><head><title>Moved</title></head><body></body></html>\n' >"$BB_TMP/local.txt"
+wait_log '^<3>refused: .*local\.txt: it is an HTML page, not a list'
+check_eq "a list file become an HTML page: the daemon's load refused, saying so" "$?" 0
+check_eq "... no new generation" "$(generation)" "$gen"
+run bb check 203.0.113.9
+check_match "... what the list held stays listed" 'listed' "$out"
+run bb status
+check_match "... status: the last load refused, the filter before it stays" \
+	'^refused +the last load, at .*local\.txt: an HTML page, titled "Moved", not a list; the filter before it stays$' \
+	"$out"
+check_match "... status: the daemon's last reload failed" 'reloads +the last at .*: FAILED, the filter before stays' "$out"
+check_eq "... status -j: refused by the html check" "$(bb_status .refused.check)" html
+run metrics
+check_match "... metrics: bloomblock_reload_refused{check=\"html\"} 1" \
+	'^bloomblock_reload_refused\{check="html"\} 1$' "$out"
+check_match "... metrics: the last reload did not succeed" '^bloomblock_last_reload_success 0$' "$out"
+cp "$BB_TMP/local.good" "$BB_TMP/local.txt"
+for _ in $(seq 1 100); do [ "$(bb_status .refused)" = null ] && break; sleep 0.2; done
+check_eq "the list good again: loaded, and no refused load said" "$(bb_status .refused)" null
+run metrics
+check_match "... metrics: bloomblock_reload_refused{check=\"html\"} 0" \
+	'^bloomblock_reload_refused\{check="html"\} 0$' "$out"
 
 # ---- no server at all: every feed fails, nothing is loaded, nothing is lost ----------------
 gen=$(generation)

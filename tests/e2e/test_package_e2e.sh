@@ -87,7 +87,10 @@ check_match "the installed unit runs /usr/sbin/bloomblock" \
 run systemd-analyze verify --man=no bloomblock@example.service
 check_rc "systemd-analyze verify bloomblock@example.service (the installed unit)" 0
 run "$BB" run --config /etc/bloomblock/example.conf --check-config
-check_rc "the installed example config checks (run --check-config)" 0
+check_match "the installed example config checks (run --check-config), naming the lists it lacks" \
+	'example\.conf:[0-9]+: list /etc/bloomblock/lists/\*\.txt: no file matches it' "$err"
+check_match "... and the allowlist" \
+	'example\.conf:[0-9]+: allow /etc/bloomblock/allow\.txt: No such file or directory' "$err"
 
 # ---- the installed binary on a veth between two namespaces, as the demo does --------------
 e2e_begin	# now that $BB is the installed one; its cleanup runs from package_cleanup

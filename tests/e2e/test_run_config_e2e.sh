@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # End to end, bloomblock run --config: an INI file checked (--check-config: file, line
-# and key of the first problem), loaded at start, again on SIGHUP (a bad config then
+# and key of every problem; and what run will find on this host: each list's files,
+# each feed's URL, each interface, every problem named; the example config good once its
+# files are there), a run that cannot start or whose first load fails leaving nothing
+# it made, loaded at start, again on SIGHUP (a bad config then
 # keeps the running one) and on refresh when its lists changed (not when they did
 # not), SIGTERM leaving the filter attached or detaching (on_exit); /metrics on
 # 127.0.0.1:9420 of the daemon's namespace unless the config says where or off, and a
@@ -31,9 +34,15 @@ write_conf() {
 start_daemon() { daemon_start "$CONF" "$BB_TMP/run.log"; }	# lib.sh: daemon, dpid
 generation() { bb_status '.filter.generation'; }
 
+# check_config CONF: run --config CONF --check-config in the dut namespace (bbd0's)
+check_config() {
+	run timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$1" \
+		--check-config
+}
+
 # ---- --check-config ------------------------------------------------------------------------
 write_conf 'fp = 0.001' 'events = 100' 'no_guard = no' 'refresh = 30m' 'metrics = off'
-run "$BB" run --config "$CONF" --check-config
+check_config "$CONF"
 check_rc "run --check-config on a good config exits 0" 0
 check_match "... saying it is good" "$CONF: good: 1 list" "$err"
 bad_conf() {	# bad_conf NAME LINE KEY PATTERN LINES...: a broken config, its message
@@ -56,6 +65,12 @@ bad_conf "a bad feed_max_size" 8 feed_max_size "a size in bytes XX'lots'" 'feed_
 bad_conf "an unknown feed_ key" 8 feed_bogus "no such key (feed_dirXX" 'feed_bogus = 1'
 bad_conf "a bad refresh" 8 refresh "a duration (90s, 30m, 1h, 1d) or off, not 'soon'" 'refresh = soon'
 bad_conf "a flag's value" 8 no_guard "yes or no, not 'maybe'" 'no_guard = maybe'
+write_conf 'bogus = 1' 'fp = 2' 'mode = nope'
+run "$BB" run --config "$CONF" --check-config
+check_rc "--check-config, three bad keys: exit 2" 2
+check_match "... the first named" "$CONF:8: bogus: no such key" "$err"
+check_match "... the second" "$CONF:9: fp: '2': load refuses this value" "$err"
+check_match "... and the third" "$CONF:10: mode: 'nope'" "$err"
 write_conf '[other]' 'x = 1'
 run "$BB" run --config "$CONF" --check-config
 check_rc "--check-config, a key in another section: exit 2" 2
@@ -64,10 +79,98 @@ printf '[instance]\nthis is not a key\n' >"$CONF"
 run "$BB" run --config "$CONF" --check-config
 check_rc "--check-config, a line that is no key: exit 2" 2
 check_match "... its line" "$CONF:2: not a key = value line" "$err"
-run "$BB" run --config "$BB_ROOT/docs/bloomblock.conf.example" --check-config
-check_rc "--check-config on the example config (docs/) exits 0" 0
 run "$BB" run --config "$BB_TMP/missing.conf" --check-config
 check_rc "--check-config, no such file: exit 2" 2
+
+# ---- --check-config checks what run will do: files, globs, feeds' URLs, interfaces ---------
+mkdir -p "$BB_TMP/empty.d" "$BB_TMP/a-dir"
+# broken NAME ERE LINE...: a config with LINE added names its problem (ERE), exit 1
+broken() {
+	local name=$1 pat=$2
+	shift 2
+	write_conf "$@"
+	check_config "$CONF"
+	check_rc "--check-config, $name: exit 1" 1
+	check_match "... named with its file and line: $name" "^(Error: )?$CONF:8: $pat\$" "$err"
+	check_match "... and run would fail" "$CONF: 1 problem \\(above\\): run would fail" "$err"
+}
+broken "a missing list" "list $BB_TMP/nope\\.txt: No such file or directory" "list = $BB_TMP/nope.txt"
+broken "a glob matching nothing" "list $BB_TMP/empty\\.d/\\*\\.txt: no file matches it" \
+	"list = $BB_TMP/empty.d/*.txt"
+broken "a directory for a list" "list $BB_TMP/a-dir: a directory, not a list file" \
+	"list = $BB_TMP/a-dir"
+broken "a feed URL that does not parse" \
+	"list http://lists\\.example:99999/hosts\\.txt: not a URL a feed can have: .*[Pp]ort.*" \
+	"list = http://lists.example:99999/hosts.txt"
+broken "a missing allowlist" "allow $BB_TMP/no-allow\\.txt: No such file or directory" \
+	"allow = $BB_TMP/no-allow.txt"
+broken "a missing interface" "interface bbx9: no such interface in this network namespace" \
+	"interface = bbx9"
+# a file its reader may not read: as a user without the right (the daemon keeps no
+# CAP_DAC_OVERRIDE), from a directory that user may enter
+chmod 711 "$BB_TMP"
+mkdir -m 755 "$BB_TMP/pub"
+printf '198.51.100.2\n' >"$BB_TMP/pub/secret.txt"
+chmod 000 "$BB_TMP/pub/secret.txt"
+printf '[instance]\nlist = %s\nmetrics = off\n' "$BB_TMP/pub/secret.txt" >"$BB_TMP/pub/ro.conf"
+chmod 644 "$BB_TMP/pub/ro.conf"
+run setpriv --reuid=65534 --regid=65534 --clear-groups "$BB" run --config "$BB_TMP/pub/ro.conf" \
+	--check-config
+check_rc "--check-config, an unreadable list (as nobody): exit 1" 1
+check_match "... named" "ro\\.conf:2: list $BB_TMP/pub/secret\\.txt: Permission denied" "$err"
+printf '198.51.100.2\n' >"$BB_TMP/one.txt"
+write_conf "list = $BB_TMP/nope.txt" "list = $BB_TMP/empty.d/*.txt" "list = http://:80/x" \
+	"allow = $BB_TMP/no-allow.txt" "interface = bbx9" "list = $BB_TMP/one.txt"
+check_config "$CONF"
+check_rc "--check-config, five problems at once: exit 1" 1
+for pat in "8: list $BB_TMP/nope\\.txt" "9: list $BB_TMP/empty\\.d" "10: list http://:80/x: not a URL" \
+	"11: allow $BB_TMP/no-allow\\.txt" "12: interface bbx9"; do
+	check_match "... each named: $CONF:${pat%%:*}" "$CONF:$pat" "$err"
+done
+check_match "... counted" "$CONF: 5 problems \\(above\\): run would fail" "$err"
+check_no_match "... the good list is no problem" "one\\.txt" "$err"
+
+# the example config (docs/): it says exactly what is missing, and is good once it is there
+EX=$BB_ROOT/docs/bloomblock.conf.example
+check_config "$EX"
+check_rc "--check-config on the example config, its files missing: exit 1" 1
+check_match "... its lists' glob" "example:11: list /etc/bloomblock/lists/\\*\\.txt: no file matches it" "$err"
+check_match "... its allowlist" "example:13: allow /etc/bloomblock/allow\\.txt: No such file or directory" "$err"
+check_match "... its interface" "example:5: interface eth0: no such interface" "$err"
+check_match "... and no more" "example: 3 problems \\(above\\)" "$err"
+# its files where it names them (its paths under $BB_TMP), eth0 in the namespace
+mkdir -p "$BB_TMP/etc/bloomblock/lists"
+printf '198.51.100.2\n' >"$BB_TMP/etc/bloomblock/lists/local.txt"
+printf '198.51.100.3\n' >"$BB_TMP/etc/bloomblock/allow.txt"
+sed "s|/etc/bloomblock/|$BB_TMP/etc/bloomblock/|" "$EX" >"$BB_TMP/example.conf"
+ip -n "$NS_DUT" link add eth0 type veth peer name bbeth0 || bail "no eth0 in the dut namespace"
+check_config "$BB_TMP/example.conf"
+check_rc "--check-config on the example config, its files there: exit 0" 0
+check_match "... good" 'example\.conf: good: 2 lists and allowlists' "$err"
+ip -n "$NS_DUT" link del eth0
+
+# ---- a run that cannot start leaves nothing it made ------------------------------------------
+write_conf "list = $BB_TMP/nope.txt"
+run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+check_rc "run with a missing list: exit 1, before anything" 1
+check_match "... naming it" "$CONF:8: list $BB_TMP/nope\\.txt: No such file" "$err"
+check "... no state directory made" test ! -e "$BB_STATE_DIR"
+check "... no pin dir" test ! -e "$BB_PIN_DIR"
+printf '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>\n' \
+	>"$BB_TMP/page.txt"
+write_conf "list = $BB_TMP/page.txt"
+run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+check_rc "run whose first load fails (an HTML page): exit 1" 1
+check_match "... the load said why" 'page\.txt: it is an HTML page, not a list' "$err"
+check "... no state directory left (guard.list, lock, run.json)" test ! -e "$BB_STATE_DIR"
+check "... no pin dir left" test ! -e "$BB_PIN_DIR"
+mkdir -p "$BB_TMP/state"
+echo precious >"$BB_TMP/state/keepme.txt"
+write_conf "list = $BB_TMP/page.txt" "state_dir = $BB_TMP/state"
+run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+check_rc "the same with a state_dir of the user's: exit 1" 1
+check_eq "... only the user's file is left in it" "$(ls -A "$BB_TMP/state")" keepme.txt
+check "... no pin dir left" test ! -e "$BB_PIN_DIR"
 
 # ---- run --config: loaded at start --------------------------------------------------------
 write_conf

@@ -75,6 +75,11 @@ static const struct file_case file_cases[] = {
 	    .skipped = { SKIP(DIRECTIVE, 7), SKIP(ANSWER, 4), SKIP(TRIGGER, 3) },
 	    .rejected = { REJ(BAD_ADDRESS, 1), REJ(SYNTAX, 1), REJ(UNSUPPORTED, 1),
 			  REJ(BAD_NAME, 1) } } },
+	/* absolute owners and no $ORIGIN: the owners are the triggers themselves */
+	{ "absolute.rpz", { 0 }, BB_FORMAT_RPZ,
+	  { .lines = 23, .ip4 = 1, .names = 8, .allow = 1, .comments = 8,
+	    .skipped = { SKIP(DIRECTIVE, 3), SKIP(ANSWER, 1) },
+	    .rejected = { REJ(BAD_NAME, 1) } } },
 	{ "drop.json", { 0 }, BB_FORMAT_JSON,
 	  { .lines = 10, .ip4 = 3, .ip6 = 1, .dups = 1, .skipped = { SKIP(DIRECTIVE, 1) },
 	    .rejected = { REJ(SYNTAX, 3), REJ(BAD_NAME, 1) } } },
@@ -256,6 +261,18 @@ static const struct entry_check entry_checks[] = {
 	HAS("policy.rpz", "2001:db8:1::/48", IP6, 0, "an IPv6 rpz-ip /48 with zz"),
 	HAS("policy.rpz", "pass.example", NAME, ALLOW | EXACT, "rpz-passthru.: allowed"),
 	NOTF("policy.rpz", "pass.example", NAME, EXACT, "rpz-passthru.: not blocked"),
+	HAS("absolute.rpz", "ads.tracker.example", NAME, EXACT, "an absolute owner, no $ORIGIN"),
+	HAS("absolute.rpz", "ads.tracker.example", NAME, SUB, "... its absolute *. twin"),
+	HAS("absolute.rpz", "phish.example", NAME, EXACT, "an absolute owner in mixed case"),
+	HAS("absolute.rpz", "exact.abs.test", NAME, EXACT, "an absolute trigger alone"),
+	NOTF("absolute.rpz", "exact.abs.test", NAME, SUB, "... not its subdomains"),
+	HAS("absolute.rpz", "wild.abs.test", NAME, SUB, "an absolute wildcard alone"),
+	HAS("absolute.rpz", "drop.abs.test", NAME, EXACT, "an absolute rpz-drop."),
+	HAS("absolute.rpz", "pass.abs.test", NAME, ALLOW | EXACT, "an absolute rpz-passthru."),
+	HAS("absolute.rpz", "203.0.113.9", IP4, 0, "an absolute rpz-ip trigger"),
+	HAS("absolute.rpz", "relative.abs.test", NAME, EXACT, "a relative owner beside them"),
+	NOT("absolute.rpz", "local.abs.test", NAME, "absolute local data"),
+	NOT("absolute.rpz", "localhost", NAME, "the SOA's and NS's data"),
 	NOT("policy.rpz", "local.example", NAME, "local data"),
 	NOT("policy.rpz", "ns.rpz.test", NAME, "the zone's NS"),
 	NOT("policy.rpz", "ns.evil.example", NAME, "an nsdname trigger"),
@@ -831,6 +848,17 @@ static void test_info(void)
 		    "csv: --column the header lacks is an error naming the file");
 	bb_list_free(&list);
 
+	/* RPZ: the owners read as the triggers themselves, counted for the summary */
+	fixture(path, sizeof(path), "absolute.rpz");
+	parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+	ASSERT_EQ(info.rpz_absolute, 10,
+		  "rpz: absolute owners with no $ORIGIN counted as read as triggers");
+	bb_list_free(&list);
+	fixture(path, sizeof(path), "policy.rpz");
+	parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+	ASSERT_EQ(info.rpz_absolute, 0, "rpz: none with an $ORIGIN");
+	bb_list_free(&list);
+
 	/* the first line of each class, for the summary's warning */
 	fixture(path, sizeof(path), "hosts.txt");
 	parse(&list, path, NULL, &c, &info, NULL, 3, 64);
@@ -839,6 +867,200 @@ static void test_info(void)
 		    info.first[BB_CLASS_REJECTED].line == 26 && !info.first[BB_CLASS_SKIPPED].line,
 		    "the first preamble and rejected lines, found across pieces");
 	bb_list_free(&list);
+}
+
+/* ---- what is no list: binary data, an HTML page, a JSON error body ---- */
+
+struct content_case {
+	const char *name;
+	const char *head;
+	size_t len;		/* 0: strlen(head) */
+	bool whole;
+	enum bb_content want;
+	const char *why;	/* a part of what it is said to be; NULL: none said */
+};
+
+#define T(s)	s, sizeof(s) - 1
+
+static const struct content_case content_cases[] = {
+	{ "a plain list", T("192.0.2.1\nevil.example\n"), true, BB_CONTENT_LIST, NULL },
+	{ "a hosts file, its comment in UTF-8", T("# listé\n0.0.0.0 evil.example\n"), true,
+	  BB_CONTENT_LIST, NULL },
+	{ "a Latin-1 comment in a list", T("# list\xe9 par moi\n192.0.2.1\n203.0.113.9\n"),
+	  true, BB_CONTENT_LIST, NULL },
+	{ "a head cut inside a UTF-8 character", T("evil.example\n# caf\xc3"), false,
+	  BB_CONTENT_LIST, NULL },
+	{ "JSON lines, an object a line", T("{\"cidr\":\"192.0.2.0/24\",\"message\":\"x\"}\n"),
+	  true, BB_CONTENT_LIST, NULL },
+	{ "a JSON object with an entry key", T("{\"ip\": \"192.0.2.1\", \"error\": null}"), true,
+	  BB_CONTENT_LIST, NULL },
+	{ "an Adblock list", T("[Adblock Plus 2.0]\n||evil.example^\n##.ad\n"), true,
+	  BB_CONTENT_LIST, NULL },
+	{ "a NUL byte", T("evil.example\n\0x\n"), true, BB_CONTENT_BINARY,
+	  "binary data (a NUL byte at offset 13)" },
+	{ "NUL bytes", T("ab\0\0\0cd"), true, BB_CONTENT_BINARY,
+	  "binary data (3 NUL bytes, the first at offset 2)" },
+	{ "UTF-16 with its byte-order mark", T("\xff\xfe""e\0v\0"), true, BB_CONTENT_BINARY,
+	  "UTF-16" },
+	{ "control bytes and no NUL", T("\x01\x02\x03\x04\x05\x06 evil.example\n"), true,
+	  BB_CONTENT_BINARY, "6 of its first 20 bytes are neither text nor UTF-8, the first at "
+	  "offset 0" },
+	{ "bytes of no UTF-8 sequence", T("\x91\x98\xb1\x93\xdd\xcf\xee\xe7\x9a\xcb"), true,
+	  BB_CONTENT_BINARY, "binary data (" },
+	{ "an HTML page with a title",
+	  T("<!DOCTYPE html>\n<html><head><title>502  Bad\nGateway</title></head>\n"), true,
+	  BB_CONTENT_HTML, "an HTML page, titled \"502 Bad Gateway\"" },
+	{ "an HTML page after a BOM and blank lines",
+	  T("\xef\xbb\xbf\n\n  <html>\n<body>Forbidden</body></html>"), true, BB_CONTENT_HTML,
+	  "an HTML page (<html>)" },
+	{ "an HTML page cut by the head's end", T("<HTML><HEAD><TITLE>Moved</TITLE>"), false,
+	  BB_CONTENT_HTML, "titled \"Moved\"" },
+	{ "XML", T("<?xml version=\"1.0\"?>\n<rss></rss>"), true, BB_CONTENT_HTML,
+	  "markup, HTML or XML" },
+	{ "a JSON error body", T("{\"error\":\"rate limit exceeded\",\"status\":429}\n"), true,
+	  BB_CONTENT_JSON_ERROR, "a JSON error body, error \"rate limit exceeded\"" },
+	{ "a JSON error body over lines",
+	  T("{\n  \"message\": \"Not Found\",\n"
+	    "  \"documentation_url\": \"https://x.example\"\n}\n"),
+	  true, BB_CONTENT_JSON_ERROR, "message \"Not Found\"" },
+	{ "a JSON error object of objects", T("{\"errors\":[{\"code\":\"UNAUTHORIZED\"}]}"), true,
+	  BB_CONTENT_JSON_ERROR, "errors [{\"code\":\"UNAUTHORIZED\"}]" },
+	{ "a JSON error body not whole in the head", T("{\"error\":\"x\"}"), false,
+	  BB_CONTENT_LIST, NULL },
+};
+
+/* The head of a file told apart, then whole files: refused, said, in info. */
+static void test_content(void)
+{
+	char why[256], path[700], rep[1024], name[200];
+	struct bb_file_info info;
+	struct bb_list_counts c;
+	struct bb_list list;
+	size_t i, zlen;
+	FILE *report;
+	char *z;
+	int err;
+
+	for (i = 0; i < sizeof(content_cases) / sizeof(content_cases[0]); i++) {
+		const struct content_case *cc = &content_cases[i];
+		enum bb_content got = bb_content_of(cc->head, cc->len, cc->whole, why, sizeof(why));
+
+		snprintf(name, sizeof(name), "content: %s is %s", cc->name,
+			 bb_content_name(cc->want));
+		tap_result(got == cc->want && (cc->why ? strstr(why, cc->why) != NULL : !why[0]),
+			   name, "got %s, \"%s\"", bb_content_name(got), why);
+	}
+
+	/* a file: refused with -EMEDIUMTYPE, named as what it is, never as a format */
+	snprintf(path, sizeof(path), "%s/page.txt", tmpdir);
+	spit(path, T("<!DOCTYPE html>\n<title>404 Not Found</title>\nevil.example\n"));
+	report = fmemopen(rep, sizeof(rep), "w");
+	err = parse(&list, path, NULL, &c, &info, report, 1, 0);
+	fclose(report);
+	ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_HTML && !list.n &&
+		    strstr(rep, "page.txt: an HTML page, titled \"404 Not Found\", not a list\n"),
+		    "an HTML page: refused, said so, no entry");
+	bb_list_free(&list);
+	snprintf(path, sizeof(path), "%s/junk.bin", tmpdir);
+	spit(path, T("\x91'\x98)2\x99" "d\x7f\xb1\x93\xdd\n\0\x1f\xe7*||\n"));
+	report = fmemopen(rep, sizeof(rep), "w");
+	err = parse(&list, path, NULL, &c, &info, report, 1, 0);
+	fclose(report);
+	ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_BINARY &&
+		    strstr(rep, "junk.bin: binary data (a NUL byte at offset 12), not a list\n") &&
+		    !strstr(rep, "adblock") && !strstr(rep, "plain") && !strstr(rep, ":1:"),
+		    "binary data: reported as binary, never as a format, no line reported");
+	bb_list_free(&list);
+	/* inflated first: binary data inside gzip is binary */
+	z = compress_as(BB_COMPRESSION_GZIP, "evil.example\n\0\0\0\0", 17, &zlen);
+	snprintf(path, sizeof(path), "%s/junk.gz", tmpdir);
+	if (z)
+		spit(path, z, zlen);
+	free(z);
+	err = parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+	ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_BINARY &&
+		    info.compression == BB_COMPRESSION_GZIP,
+		    "binary data in gzip: told from what it inflates to");
+	bb_list_free(&list);
+	/* told to read a format, it is still no list */
+	{
+		struct bb_file_opts fo = { .format = BB_FORMAT_HOSTS };
+		struct bb_list_opts o = { .file = fo, .info = &info };
+		struct bb_list_sink sink = { count_entry, NULL };
+		size_t per_thread[BB_LIST_MAX_THREADS] = { 0 };
+
+		snprintf(path, sizeof(path), "%s/error.json", tmpdir);
+		spit(path, T("{\"message\": \"Bad credentials\"}\n"));
+		err = parse(&list, path, &fo, &c, &info, NULL, 1, 0);
+		ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_JSON_ERROR,
+			    "a JSON error body under --format hosts: refused");
+		bb_list_free(&list);
+		sink.ctx = per_thread;
+		err = bb_list_scan_file(path, &o, &sink, &c);
+		ASSERT_TRUE(err == -EMEDIUMTYPE && info.content == BB_CONTENT_JSON_ERROR &&
+			    strstr(info.content_why, "Bad credentials"),
+			    "... and by a scan (a streamed load, a feed's check), why in info");
+	}
+}
+
+/* ---- a list that mostly does not read: the lines that say so, counted ---- */
+
+struct unreadable_case {
+	const char *file;	/* a fixture, or NULL: text below */
+	const char *text;
+	bool mostly;
+	const char *why;
+};
+
+static const struct unreadable_case unreadable_cases[] = {
+	/* real formats whose rejects are constructs the filter cannot follow */
+	{ "adblock.txt", NULL, false, NULL },
+	{ "dnsmasq.conf", NULL, false, NULL },
+	{ "policy.rpz", NULL, false, NULL },
+	/* a hosts file's preamble, comments: not lines that fail to read */
+	{ "hosts.txt", NULL, false, NULL },
+	{ NULL, "# a list of mostly comments\n# one\n# two\n# three\n\n192.0.2.1\n", false, NULL },
+	{ NULL, "||a.example^$third-party\n||b.example^$script\n/ads/*\n##.ad\nc.example\n", false,
+	  NULL },
+	/* half is not more than half */
+	{ NULL, "192.0.2.1\nnot a list line\n", false, NULL },
+	/* text that is no list: an error message, a traceback */
+	{ NULL, "Traceback (most recent call last):\n  File \"x.py\", line 3\nValueError: x\n"
+	  "404 Not Found\nForbidden\nevil.example\n", true,
+	  "5 of its 6 lines that are not blank or comments (83%, more than half) do not read "
+	  "as plain" },
+	{ "semicolon.csv", NULL, true, "3 of its 3 lines" },
+};
+
+static void test_unreadable(void)
+{
+	char path[700], why[256], name[200];
+	struct bb_file_info info;
+	struct bb_list_counts c;
+	struct bb_list list;
+	size_t i;
+
+	for (i = 0; i < sizeof(unreadable_cases) / sizeof(unreadable_cases[0]); i++) {
+		const struct unreadable_case *uc = &unreadable_cases[i];
+		bool got;
+
+		if (uc->file) {
+			fixture(path, sizeof(path), uc->file);
+		} else {
+			snprintf(path, sizeof(path), "%s/unreadable-%zu.txt", tmpdir, i);
+			spit(path, uc->text, strlen(uc->text));
+		}
+		why[0] = '\0';
+		parse(&list, path, NULL, &c, &info, NULL, 1, 0);
+		got = bb_list_mostly_unreadable(&c, bb_list_format_name(info.format), why,
+						sizeof(why));
+		snprintf(name, sizeof(name), "unreadable: %s: %s", uc->file ? uc->file :
+			 uc->why ? "text that is no list" : "a list", uc->mostly ?
+			 "mostly does not read" : "reads");
+		tap_result(got == uc->mostly && (!uc->why || strstr(why, uc->why)), name,
+			   "got %d, \"%s\"", got, why);
+		bb_list_free(&list);
+	}
 }
 
 int main(void)
@@ -863,6 +1085,8 @@ int main(void)
 	test_changed_while_read();
 	test_escaping();
 	test_info();
+	test_content();
+	test_unreadable();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "# could not remove %s\n", tmpdir);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "list.h"
+#include "reader.h"
 #include "lib/counts.h"
 #include "rng.h"
 #include "tap.h"
@@ -1115,21 +1116,23 @@ static void test_pieces(void)
 		if (crafted[i].data) {
 			write_temp(path, sizeof(path), crafted[i].data, strlen(crafted[i].data));
 		} else {
-			data = malloc(6000);
-			len = 0;
-			memcpy(data, "a.exa\0mple\nb.example\n", 21);
-			len = 21;
-			memset(data + len, 'x', 5000);
-			len += 5000;
-			memcpy(data + len, "\nc.example\n\0\n192.0.2.9\n", 23);
-			len += 23;
+			/* a NUL in the head is binary data, no list (bb_content_of()): past it,
+			 * a line with a NUL byte is rejected, however the file is cut */
+			data = malloc(BB_READER_HEAD + 6000);
+			memcpy(data, "b.example\n", 10);
+			len = 10;
+			memset(data + len, 'x', BB_READER_HEAD);
+			len += BB_READER_HEAD;
+			memcpy(data + len, "\na.exa\0mple\nc.example\n\0\n192.0.2.9\n", 35);
+			len += 35;
 			write_temp(path, sizeof(path), data, len);
 			free(data);
 		}
 		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
 			for (threads = 1; threads <= 3; threads++)
-				check_pieces(crafted[i].label, NULL, path, sizes[j], threads,
-					     j % 2 ? 2 : 0);
+				if (crafted[i].data || sizes[j] >= 16)	/* 64 KiB in bytes: slow */
+					check_pieces(crafted[i].label, NULL, path, sizes[j], threads,
+						     j % 2 ? 2 : 0);
 		unlink(path);
 	}
 	/* A second file: duplicates of the first one's entries, cut in pieces. */

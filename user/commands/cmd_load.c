@@ -624,6 +624,8 @@ static void write_loaded(struct load_run *run)
 		/* the keys it was sized for: --capacity, else what it holds (0: not known) */
 		json_object_set_new(j, "capacity", json_integer((json_int_t)
 			(run->filter.plan.capacity ?: run->filter.plan.n)));
+		/* the keys it holds, as its lists made them: what the reload guard compares */
+		json_object_set_new(j, "keys", json_integer((json_int_t)run->filter.hdr.items));
 	}
 	if (!j || bb_json_write(j, path, JSON_COMPACT)) {
 		pr_warn("%s could not be written: status cannot say what was loaded\n", path);
@@ -710,13 +712,20 @@ static int cmd_load(int argc, char **argv)
 	err = err ?: merge_config(&run);
 	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
 	bb_progress_stop();
+	/* the reload guard: a filter much smaller than the live one is refused */
+	err = err ?: (run.ij.created ? 0 : reload_guard_shrink(&run.refusal, &run.ij.inst,
+							       &run.filter, o.allow_shrink));
 	if (!err)
 		answers_route(&run);
 	err = err ?: attach_and_swap(&run);
 	if (err) {
 		undo(&run);
+		/* a reload refused: said in status and /metrics until a load goes through */
+		if (run.refusal.check != RELOAD_OK && !run.ij.created && !run.ij.err)
+			reload_refusal_save(&run.refusal);
 		ret = BB_EXIT_ERROR;
 	} else {
+		reload_refusal_clear();
 		bb_fault_point("swapped");	/* live, its index and loaded.json not written */
 		write_index(&run);
 		write_loaded(&run);

@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "pins.h"
+#include "reload_guard.h"
 #include "state.h"
 #include "xdp_compat.h"
 
@@ -765,6 +766,7 @@ static void status_json(const struct status_view *v)
 		json_object_set_new(j, "feeds", bb_feeds_status_json(feeds_path()));
 		json_object_set_new(j, "xdp_attach", xdp_json() ?: json_null());
 		json_object_set_new(j, "reloads", run_json() ?: json_null());
+		json_object_set_new(j, "refused", reload_refusal_json());
 		json_object_set_new(j, "confirm", hdr->flags & BB_HDR_F_CONFIRM ?
 				    confirm_json(v) : json_null());
 		if (index.map) {
@@ -1019,6 +1021,7 @@ static void status_text(const struct status_view *v)
 	loaded_text(v->hdr);
 	bb_feeds_status_text(stdout, feeds_path());
 	reloads_text();
+	reload_refusal_status_text(stdout);
 	filter_text(v);
 	state_text(v);
 }

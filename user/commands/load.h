@@ -15,6 +15,7 @@
 #include "list.h"
 #include "options.h"
 #include "pins.h"
+#include "reload_guard.h"
 
 enum stream_when { STREAM_AUTO, STREAM_ALWAYS, STREAM_NEVER };
 
@@ -73,6 +74,7 @@ struct load_opts {
 	unsigned int threads;		/* 0: one per online CPU */
 	int stream;			/* enum stream_when */
 	bool strict, verbose;
+	bool allow_shrink;		/* --allow-shrink: the reload guard's shrink and rejects */
 	bool allow_wide;		/* --allow-wide */
 	bool force;			/* --force: replace an XDP program bloomblock did not attach */
 	bool build;			/* bloomblock build: no instance, a file */
@@ -125,6 +127,7 @@ struct load_run {
 	size_t n_parts[BB_INDEX_MAX_SOURCES];
 	struct bb_guard guard;	/* what the host needs (guard.h) */
 	bool guard_on;
+	struct reload_refusal refusal;	/* what the reload guard refused (reload_guard.h) */
 };
 
 /*

@@ -282,6 +282,9 @@ const struct bb_option load_filter_options[] = {
 	  "or none) though the lists hold none yet: room for `add`\nto add them live "
 	  "(kept by reloads unless given)", opt_room, F(room), G(room), NULL },
 	{ "strict", 0, NULL, "any rejected line is fatal", bb_opt_flag, F(strict), NG, NULL },
+	{ "allow-shrink", 0, NULL, "load a filter of less than half the live one's keys,\n"
+	  "or a list more than half of whose lines do not read\n(default: refused, the live "
+	  "filter kept)", bb_opt_flag, F(allow_shrink), NG, NULL },
 	{ "max-entries", 0, "N", "refuse lists of more than N entries in all (default\n"
 	  "50M; 0: no bound): what parsing them may take is bounded", opt_max_entries,
 	  F(max_entries), NG, NULL },

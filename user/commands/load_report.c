@@ -168,13 +168,16 @@ json_t *load_counts_json(const struct bb_list_counts *c, bool streamed)
 json_t *load_report_file(const char *path, const struct bb_list_counts *c,
 			 const struct bb_file_info *info, bool streamed)
 {
-	json_t *sets = json_array(), *warnings = json_array();
+	json_t *sets = json_array(), *warnings = json_array(), *j;
 	const char *warn;
 	char buf[512];
 
 	path = load_list_name(path);
 	print_counts(path, c, info, streamed);
 	print_sets(path, info, sets);
+	if (info->rpz_absolute)
+		pr_info("  rpz: no $ORIGIN or SOA names the zone: %zu absolute owner%s read as the "
+			"triggers themselves\n", info->rpz_absolute, info->rpz_absolute == 1 ? "" : "s");
 	warn = misread_warning(path, c, info, buf, sizeof(buf));
 	if (warn) {
 		pr_warn("%s\n", warn);
@@ -187,12 +190,16 @@ json_t *load_report_file(const char *path, const struct bb_list_counts *c,
 		pr_warn("%s\n", buf);
 		json_array_append_new(warnings, json_string(buf));
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "file", path,
-			 "format", bb_list_format_name(info->format), "compression",
-			 info->compression ? json_string(bb_compression_name(info->compression)) :
-			 json_null(), "column", info->column[0] ? json_string(info->column) :
-			 json_null(), "counts", load_counts_json(c, streamed), "sets", sets,
-			 "warnings", warnings);
+	j = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "file", path,
+		      "format", bb_list_format_name(info->format), "compression",
+		      info->compression ? json_string(bb_compression_name(info->compression)) :
+		      json_null(), "column", info->column[0] ? json_string(info->column) :
+		      json_null(), "counts", load_counts_json(c, streamed), "sets", sets,
+		      "warnings", warnings);
+	if (j && info->format == BB_FORMAT_RPZ)	/* owners that are the triggers themselves */
+		json_object_set_new(j, "rpz_absolute_owners",
+				    json_integer((json_int_t)info->rpz_absolute));
+	return j;
 }
 
 void load_report_watched(json_t *file, const char *path, const struct bb_file_info *info,

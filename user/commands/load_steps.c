@@ -151,6 +151,16 @@ int load_parse_lists(struct load_run *run)
 		} else {
 			err = bb_list_parse_file(&run->list, la->v[i].path, &run->lopts, &fc);
 		}
+		/* the reload guard: what is no list, what mostly does not read */
+		reload_guard_list(&run->refusal, load_list_name(la->v[i].path), la->v[i].origin,
+				  err, &fc, &info, run->o->allow_shrink);
+		if (err == -EMEDIUMTYPE) {
+			/* binary data, an HTML page, a JSON error body: said above, as such */
+			pr_err("refused: %s: it is %s, not a list\n", load_list_name(la->v[i].path),
+			       bb_content_what(info.content));
+			run->lopts.info = NULL;
+			return err;
+		}
 		if (err) {
 			/* the parser said what in the file; this is what the load came to */
 			pr_err("load stopped at %s: %s\n", load_list_name(la->v[i].path),
@@ -177,6 +187,11 @@ int load_parse_lists(struct load_run *run)
 	rejected = bb_list_rejected_total(&run->list.counts);
 	if (run->o->strict && rejected) {
 		pr_err("--strict: %zu rejected line%s (above)\n", rejected, rejected == 1 ? "" : "s");
+		run->refusal.check = RELOAD_OK;	/* --strict's failure, not the guard's */
+		return -EINVAL;
+	}
+	if (run->refusal.check == RELOAD_REJECTS) {
+		pr_err("refused: %s\n", run->refusal.why);
 		return -EINVAL;
 	}
 	if (!entries && !run->from_bbf) {

@@ -19,6 +19,7 @@
 #include "filter.h"
 #include "metrics.h"
 #include "pins.h"
+#include "reload_guard.h"
 #include "state.h"
 
 static const struct {
@@ -69,6 +70,9 @@ static void feeds(FILE *f)
 		{ "bloomblock_feed_failures", "gauge", "the feed's failed fetches in a row" },
 		{ "bloomblock_feed_entries", "gauge", "entries in the feed's last good copy" },
 		{ "bloomblock_feed_bytes", "gauge", "bytes of the feed's last good copy" },
+		{ "bloomblock_feed_refused", "gauge", "1 while the feed's last fetch was refused by "
+		  "the reload guard (binary data, an HTML page, a JSON error body, lines that do "
+		  "not read, a shrink) and its last good copy (if any) is what is loaded" },
 	};
 	struct bb_feed *fd = calloc(BB_FEEDS_MAX, sizeof(*fd));
 	char path[512];
@@ -83,7 +87,8 @@ static void feeds(FILE *f)
 			const struct bb_feed *e = &fd[i];
 			long long v[] = { bb_feed_stale(e), e->fetched ? now - e->fetched : -1,
 					  e->stale_since, e->fetched, e->failures,
-					  (long long)e->entries, (long long)e->bytes };
+					  (long long)e->entries, (long long)e->bytes,
+					  e->refused[0] != '\0' };
 
 			if (v[k] < 0)
 				continue;	/* an age of what was never fetched */
@@ -370,6 +375,7 @@ int bb_metrics_write(FILE *f, const struct bb_instance *inst)
 	}
 	feeds(f);
 	reloads(f);
+	reload_refusal_metrics(f);
 	family(f, "bloomblock_daemon_up", "gauge",
 	       "1 while bloomblock run beats its heartbeat for the instance");
 	fprintf(f, "bloomblock_daemon_up %d\n", !bb_confirm_daemon_pin(bb_opts.pin_dir, &d) &&

@@ -40,6 +40,8 @@ struct bb_feed {
 	unsigned int failures;	/* failed fetches in a row */
 	enum bb_feed_result result;	/* of the last fetch */
 	char error[1024];	/* why it failed; "" */
+	char refused[16];	/* the check that refused its last fetch's body, its copy kept:
+				 * "binary", "html", "json_error", "rejects", "shrink"; "" */
 };
 
 /* Whether a list names a feed: http:// or https://. */

@@ -83,14 +83,16 @@ static json_t *feed_json(const struct bb_feed *f)
 	char hash[20];
 
 	snprintf(hash, sizeof(hash), "%016llx", f->hash);
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:i, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:i, s:s, s:s, "
+			 "s:s}",
 			 "url", f->url, "name", f->name, "file", f->file, "etag", f->etag,
 			 "last_modified", f->last_modified, "bytes", (json_int_t)f->bytes,
 			 "entries", (json_int_t)f->entries,
 			 "hash", hash, "fetched", (json_int_t)f->fetched,
 			 "changed", (json_int_t)f->changed, "attempted", (json_int_t)f->attempted,
 			 "stale_since", (json_int_t)f->stale_since, "failures", (int)f->failures,
-			 "result", bb_feed_result_name(f->result), "error", f->error);
+			 "result", bb_feed_result_name(f->result), "error", f->error,
+			 "refused", f->refused);
 }
 
 int bb_feeds_save(const char *path, const struct bb_feed *f, size_t n)
@@ -143,6 +145,7 @@ int bb_feeds_load(const char *path, struct bb_feed *f, size_t max)
 		str_of(j, "etag", f[n].etag, sizeof(f[n].etag));
 		str_of(j, "last_modified", f[n].last_modified, sizeof(f[n].last_modified));
 		str_of(j, "error", f[n].error, sizeof(f[n].error));
+		str_of(j, "refused", f[n].refused, sizeof(f[n].refused));
 		str_of(j, "hash", hash, sizeof(hash));
 		f[n].hash = strtoull(hash, NULL, 16);
 		f[n].bytes = (unsigned long long)int_of(j, "bytes");

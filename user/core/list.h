@@ -150,6 +150,44 @@ void bb_entry_text(const struct bb_entry *e, char *buf, size_t size);
 /* Whether two address entries (a prefix each) share an address. */
 bool bb_entry_overlaps(const struct bb_entry *a, const struct bb_entry *b);
 
+/*
+ * What a file is when it is no list, told from its first bytes (inflated) before any
+ * format, whatever --format says: such a file is refused, never read as a list.
+ */
+enum bb_content {
+	BB_CONTENT_LIST,	/* text: read in its format */
+	BB_CONTENT_BINARY,	/* NUL bytes, UTF-16, or more than 1 byte in 8 no text holds */
+	BB_CONTENT_HTML,	/* markup: an HTML page (a server's error or login page) */
+	BB_CONTENT_JSON_ERROR,	/* the whole file one JSON object with "error", "message"...
+				 * and no key a JSON list holds entries in */
+	BB_CONTENT_MAX,
+};
+
+/*
+ * What head[0..len) is (whole: it is the whole file). When not a list, why is set to
+ * what it is, for a message that goes on ", not a list": "binary data (a NUL byte at
+ * offset 17)", "an HTML page, titled "502 Bad Gateway"", "a JSON error body,
+ * message "Not Found"".
+ */
+enum bb_content bb_content_of(const char *head, size_t len, bool whole, char *why,
+			      size_t size);
+const char *bb_content_name(enum bb_content content);	/* "list", "binary", "html"... */
+const char *bb_content_what(enum bb_content content);	/* "binary data", "an HTML page"... */
+
+/*
+ * The rejected lines of c that are no entry of their format at all (syntax, a bad
+ * address or name, a lone label, too long); not those the format reads and the filter
+ * cannot follow (Adblock options and cosmetic rules, $INCLUDE, hosts mappings...).
+ */
+size_t bb_list_unreadable(const struct bb_list_counts *c);
+/*
+ * More than half of c's lines that are not blank or comments (entries, preamble,
+ * skipped lines and rejects) are unreadable: true, and why ("6 of its 7 lines that
+ * are not blank or comments (86%, more than half) do not read as FORMAT").
+ */
+bool bb_list_mostly_unreadable(const struct bb_list_counts *c, const char *format, char *why,
+			       size_t size);
+
 /* A line worth naming in a summary: the first of its class. */
 struct bb_list_note {
 	size_t line;			/* 1-based; 0: no such line */
@@ -180,6 +218,11 @@ struct bb_file_info {
 	bool more_sets;			/* more than BB_LIST_MAX_SETS */
 	bool sets_picked;		/* --ipset-set chose; false: every set is loaded */
 	const char *missing_set;	/* a --ipset-set name the file does not have */
+	enum bb_content content;	/* not a list: what it is, and why (the parse
+					 * failed with -EMEDIUMTYPE) */
+	char content_why[192];
+	size_t rpz_absolute;		/* RPZ: absolute owners read as the triggers
+					 * themselves, the zone having no $ORIGIN or SOA */
 };
 
 struct bb_list_opts {
@@ -215,7 +258,9 @@ void bb_list_free(struct bb_list *list);
  * and, for this file alone, to *file_counts when not NULL; what it was read as to
  * opts->info. Returns 0, or -errno when the file cannot be read (reported with its
  * name): -ESTALE when it was truncated or rewritten while it was read, -EBADMSG when
- * its compressed data is corrupt or cut short; -ENOMEM when memory runs out.
+ * its compressed data is corrupt or cut short; -EMEDIUMTYPE when it is no list
+ * (bb_content_of(): binary data, an HTML page, a JSON error body; reported as
+ * "FILE: WHAT, not a list", and in opts->info); -ENOMEM when memory runs out.
  * Rejected lines are not errors here: the caller decides (--strict).
  * The format is opts->file.format, or detected from the first 64 KiB of content;
  * gzip, xz and zstd input is detected by its magic bytes and inflated as it is read.

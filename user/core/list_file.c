@@ -594,6 +594,8 @@ static int parse_path(struct bb_list *list, const char *path, const struct bb_li
 		.info = opts ? opts->info : NULL,
 	};
 	enum bb_compression compression = BB_COMPRESSION_NONE;
+	char content_why[sizeof(((struct bb_file_info *)0)->content_why)];
+	enum bb_content content;
 	struct fmt_conf *conf = NULL;
 	struct bb_reader stream;
 	char *head_buf = NULL;
@@ -657,6 +659,19 @@ static int parse_path(struct bb_list *list, const char *path, const struct bb_li
 			goto out_quiet;
 		}
 		compression = stream.compression;
+	}
+	/* binary data, an HTML page, a JSON error body: never read as a list */
+	content = bb_content_of(head, hlen, whole, content_why, sizeof(content_why));
+	if (content != BB_CONTENT_LIST) {
+		if (job.info) {
+			job.info->content = content;
+			job.info->compression = compression;
+			memcpy(job.info->content_why, content_why, sizeof(content_why));
+		}
+		if (report)
+			fprintf(report, "%s: %s, not a list\n", name, content_why);
+		err = -EMEDIUMTYPE;
+		goto out_quiet;
 	}
 	err = fmt_detect(head, hlen, whole, opts ? &opts->file : &plain_opts, conf, &why);
 	if (err) {

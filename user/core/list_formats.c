@@ -40,6 +40,8 @@ struct fmt_seq {
 	bool origin_known;
 	char owner[BB_NAME_MAX + 2];	/* the last owner, as written (for blank owners) */
 	int paren;			/* inside ( ... ): lines continue one record */
+	size_t absolute;		/* absolute owners read as the triggers themselves: no
+					 * $ORIGIN or SOA said the zone's name */
 	/* Unbound */
 	struct zone_rec *zones;
 	size_t n_zones, cap_zones;	/* open addressing, cap a power of two */
@@ -620,16 +622,18 @@ static int rpz_owner(struct bb_list *list, struct fmt_seq *q, const char *owner,
 		rel[olen] = '\0';
 		return 1;
 	}
-	if (!q->origin_known)
-		return count_reject(list, reject(BB_REJECT_SYNTAX, why,
-						 "absolute owner name, and no $ORIGIN to tell the "
-						 "trigger from the zone's name"));
+	/*
+	 * No $ORIGIN and no SOA: the publisher left the zone's name to the resolver's
+	 * config, and its owners are the triggers themselves, as resolvers read such feeds
+	 * (the origin is "" until one is known: strip_origin() keeps the whole name).
+	 */
 	in = strip_origin(q, owner, olen, rel, size);
 	if (in < 0)
 		return count_reject(list, reject(BB_REJECT_BAD_NAME, why, "bad owner name"));
 	if (!in)
 		return count_reject(list, reject(BB_REJECT_SYNTAX, why,
 						 "owner name outside the zone's $ORIGIN"));
+	q->absolute += !q->origin_known;
 	return rel[0] ? 1 : 0;
 }
 
@@ -1016,6 +1020,8 @@ int fmt_seq_end(struct bb_list *list, struct bb_file_info *info)
 		return unbound_end(list);
 	if (p->conf->format == BB_FORMAT_IPSET)
 		ipset_end(list, info);
+	if (p->conf->format == BB_FORMAT_RPZ && info)
+		info->rpz_absolute = p->seq->absolute;
 	return 0;
 }
 

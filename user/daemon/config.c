@@ -4,7 +4,8 @@
  * section. Its keys are the daemon's own (interface, hook, mode, list, allow, refresh,
  * pin_dir, state_dir, metrics, on_exit, watch, and the feed_* keys of feeds) and every option of load under the same name,
  * '_' for '-': each is checked as it is read, with the value parser load uses, so that
- * a bad config names its file, line and key before anything is loaded.
+ * a bad config names its file, line and key before anything is loaded, every one of
+ * them. What the keys name on this host (files, feeds, interfaces) is config_check.c's.
  */
 #include <errno.h>
 #include <glob.h>
@@ -25,8 +26,7 @@ struct reader {
 	struct bb_run_config *rc;
 	const char *path;
 	int line;		/* inih tells a handler no line: counted from its calls */
-	bool failed;
-	char first[512];	/* the first error, "file:line: key: reason" */
+	bool failed;		/* a problem was said */
 };
 
 static int arg_push(struct bb_run_config *rc, const char *a)
@@ -45,8 +45,7 @@ static int bad(struct reader *r, const char *key, const char *fmt, const char *w
 	char msg[400];
 
 	snprintf(msg, sizeof(msg), fmt, what);
-	if (!r->failed)
-		snprintf(r->first, sizeof(r->first), "%s:%d: %s: %s", r->path, r->line, key, msg);
+	pr_err("%s:%d: %s: %s\n", r->path, r->line, key, msg);	/* each one, not the first */
 	r->failed = true;
 	return 0;
 }
@@ -196,6 +195,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 			return bad(r, name, "at most %s lists and allowlists", "64");
 		rc->lists[rc->n_lists].allow = name[0] == 'a';
 		rc->lists[rc->n_lists].url = url;
+		rc->lists[rc->n_lists].line = r->line;
 		rc->lists[rc->n_lists].pattern = strdup(value);
 		if (!rc->lists[rc->n_lists].pattern)
 			return bad(r, name, "%s", strerror(ENOMEM));
@@ -212,11 +212,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return bad(r, name, "yes or no, not '%s'", value);
 	if (!opt->arg && falsy(value))
 		return 1;
+	if (!strcmp(opt->name, "allow-shrink"))
+		rc->feed.allow_shrink = true;	/* the feeds' body check lets it through too */
 	if (opt->parse(&scratch, opt, opt->arg ? value : NULL))
 		return bad(r, name, "'%s': load refuses this value (said above)", value);
 	snprintf(flag, sizeof(flag), "--%s", opt->name);
 	if (arg_push(rc, flag) || (opt->arg && arg_push(rc, value)))
 		return bad(r, name, "%s", "too many options");
+	rc->arg_line[rc->argc - 1] = rc->arg_line[rc->argc - 1 - (opt->arg != NULL)] = r->line;
 	return 1;
 }
 
@@ -252,9 +255,7 @@ int bb_run_config_read(const char *path, struct bb_run_config *rc)
 	}
 	ret = ini_parse_stream(counting_reader, &stream, on_key, &r);
 	fclose(stream.f);
-	if (r.failed)
-		pr_err("%s\n", r.first);
-	else if (ret > 0)
+	if (!r.failed && ret > 0)
 		pr_err("%s:%d: not a key = value line, a [section] or a comment\n", path, ret);
 	if (ret || r.failed) {
 		bb_run_config_free(rc);

@@ -16,10 +16,12 @@
 struct bb_run_config {
 	char *argv[BB_RUN_MAX_ARGS];	/* load's options: "--mode", "confirm", ... */
 	int argc;
+	int arg_line[BB_RUN_MAX_ARGS];	/* the line of the file each came from */
 	struct {
 		char *pattern;		/* a path or a glob */
 		bool allow;		/* allow = ...: an allowlist */
 		bool url;		/* an http(s) URL: a feed (feed.h) */
+		int line;		/* in the file */
 	} lists[BB_RUN_MAX_LISTS];
 	size_t n_lists;
 	char pin_dir[256], state_dir[256];	/* "": the default */
@@ -33,10 +35,17 @@ struct bb_run_config {
 };
 
 /*
- * Read and check path: 0, or -errno with the first problem said as
+ * Read and check path: 0, or -errno with every problem said as
  * "FILE:LINE: KEY: reason" (or the file's own error). rc is empty on failure.
  */
 int bb_run_config_read(const char *path, struct bb_run_config *rc);
+/*
+ * What run will do with rc (read from path), checked against this host (config_check.c):
+ * each list and allowlist path or glob gives readable files, each feed's URL parses,
+ * each interface exists in this network namespace. Every problem said as
+ * "FILE:LINE: KEY VALUE: what"; their number (0: run can load it).
+ */
+int bb_run_config_check(const char *path, const struct bb_run_config *rc);
 /*
  * load's arguments for rc: its options, then its lists and allowlists with their
  * globs expanded now, a feed as its last good copy (left out while it has none).

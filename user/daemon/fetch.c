@@ -187,35 +187,60 @@ static void no_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
 	(void)ctx, (void)thread, (void)e;
 }
 
-/* The entries a file holds, as load would read it (formats detected). <0: unreadable. */
-static long long count_entries(const char *path)
+/*
+ * The entries a file holds, as load would read it (formats detected), its counts and
+ * what it was read as. <0: unreadable (-EMEDIUMTYPE: no list, info says what).
+ */
+static long long count_entries(const char *path, struct bb_list_counts *c,
+			       struct bb_file_info *info)
 {
 	const struct bb_list_sink sink = { .entry = no_entry };
-	struct bb_list_counts c = { 0 };
-	struct bb_list_opts lo = { .threads = 1 };
+	struct bb_list_opts lo = { .threads = 1, .info = info };
 	unsigned int k;
 	long long n = 0;
-	int err = bb_list_scan_file(path, &lo, &sink, &c);
+	int err;
 
+	memset(c, 0, sizeof(*c));
+	err = bb_list_scan_file(path, &lo, &sink, c);
 	if (err)
 		return err;
 	for (k = 0; k < BB_ENTRY_KIND_MAX; k++)
-		n += (long long)(c.accepted[k] + c.allow[k]);
+		n += (long long)(c->accepted[k] + c->allow[k]);
 	return n;
 }
 
-/* A 200's body in tmp, checked against the copy: 0 to take it, else why not in why. */
+/*
+ * A 200's body in tmp, checked against the copy: 0 to take it, else why not in why.
+ * The reload guard's checks, as load makes them (reload_guard.c), so that a copy
+ * taken is one load takes: no list (binary data, an HTML page, a JSON error body),
+ * mostly lines that do not read; then the feed's own shrink bound.
+ */
 static int body_check(struct bb_feed *f, const struct bb_feed_opts *o, const char *tmp,
 		      long long *entries, char *why, size_t why_size)
 {
-	*entries = count_entries(tmp);
+	struct bb_list_counts c;
+	struct bb_file_info info;
+	char said[256];
+
+	*entries = count_entries(tmp, &c, &info);
 	if (*entries == -EBADMSG || *entries == -ESTALE) {
 		snprintf(why, why_size, "its compressed data is corrupt or cut short");
 		return -EBADMSG;
 	}
+	if (*entries == -EMEDIUMTYPE) {
+		snprintf(f->refused, sizeof(f->refused), "%s", bb_content_name(info.content));
+		snprintf(why, why_size, "refused: %s, not a list", info.content_why);
+		return -EMEDIUMTYPE;
+	}
 	if (*entries < 0) {
 		snprintf(why, why_size, "cannot read it as a list: %s", strerror((int)-*entries));
 		return (int)*entries;
+	}
+	if (!o->allow_shrink &&
+	    bb_list_mostly_unreadable(&c, bb_list_format_name(info.format), said, sizeof(said))) {
+		snprintf(f->refused, sizeof(f->refused), "rejects");
+		snprintf(why, why_size, "refused: %s", said);
+		return -EMEDIUMTYPE;
 	}
 	if (*entries == 0) {
 		snprintf(why, why_size, "no usable entries in it");
@@ -223,7 +248,8 @@ static int body_check(struct bb_feed *f, const struct bb_feed_opts *o, const cha
 	}
 	if (bb_feed_has_copy(f) && f->entries &&
 	    (double)*entries < (double)f->entries * (1.0 - o->max_shrink)) {
-		snprintf(why, why_size, "it shrank from %llu to %lld entries, more than "
+		snprintf(f->refused, sizeof(f->refused), "shrink");
+		snprintf(why, why_size, "refused: it shrank from %llu to %lld entries, more than "
 			 "feed_max_shrink (%g%%) allows", f->entries, *entries, o->max_shrink * 100);
 		return -ERANGE;
 	}
@@ -376,6 +402,7 @@ enum bb_feed_result bb_feed_fetch(struct bb_feed *f, const struct bb_feed_opts *
 	time_t now = time(NULL);
 
 	f->attempted = now;
+	f->refused[0] = '\0';	/* said again by this fetch's body check, if it refuses */
 	f->result = fetch(f, o, why, sizeof(why));
 	if (f->result == BB_FEED_FAILED) {
 		f->failures++;

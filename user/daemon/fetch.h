@@ -17,6 +17,8 @@ struct bb_feed_opts {
 					 * default 10 */
 	double max_shrink;		/* fraction of its entries a new copy may lose;
 					 * default 0.5 */
+	bool allow_shrink;		/* the config's allow_shrink: a body most of whose
+					 * lines do not read is taken all the same */
 	const char *cafile;		/* https: the CAs to trust; NULL: the system's */
 	volatile sig_atomic_t *stop;	/* set: transfers and waits stop at once */
 };
@@ -25,9 +27,11 @@ void bb_feed_opts_default(struct bb_feed_opts *o);
 
 /*
  * Fetch f: a conditional request (its ETag, Last-Modified), retried with back-off on
- * errors worth retrying; a 200's body checked (whole, within max_bytes, parseable
- * as a list, not shrunk by more than max_shrink, some entry in it) and then made
- * the copy. The result is f->result; f's fields are updated either way.
+ * errors worth retrying; a 200's body checked (whole, within max_bytes, a list: not
+ * binary data, an HTML page or a JSON error body, and not mostly lines that do not
+ * read; not shrunk by more than max_shrink, some entry in it) and then made the copy;
+ * a body refused by those checks names the check in f->refused. The result is
+ * f->result; f's fields are updated either way.
  */
 enum bb_feed_result bb_feed_fetch(struct bb_feed *f, const struct bb_feed_opts *o);
 

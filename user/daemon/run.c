@@ -285,6 +285,26 @@ static int config_load(const char *why)
 	return rc;
 }
 
+/*
+ * The first load failed and no instance is there: what this run wrote for it (the
+ * feeds' records and copies in the state directory, run.json; the load removed its
+ * own) goes, by name, and the state directory with it when bloomblock made it and
+ * nothing else is in it. An instance that was there keeps its state.
+ */
+static void start_failed(void)
+{
+	struct bb_instance inst;
+	int err = bb_instance_open_pins(bb_opts.pin_dir, &inst);
+
+	if (!err)
+		bb_instance_close(&inst);
+	if (err != -ENOENT)
+		return;
+	if (!bb_state_remove())
+		pr_info("start: nothing is loaded; the state files it wrote in %s are removed\n",
+			bb_state_dir());
+}
+
 struct serve {
 	struct bb_confirmer c;
 	unsigned long answered, errors;
@@ -501,11 +521,22 @@ static int run_args(int argc, char **argv, struct run_opts *o)
  */
 static int run_config(struct run_opts *o)
 {
+	int problems;
+
 	if (!config_path)
 		return -1;
 	seen.conf = config_signature();
 	if (bb_run_config_read(config_path, &config))
 		return BB_EXIT_USAGE;
+	/* what it names on this host: every problem said, before anything is made */
+	problems = bb_run_config_check(config_path, &config);
+	if (problems) {
+		pr_err("%s: %d problem%s (above): %s\n", config_path, problems,
+		       problems == 1 ? "" : "s", o->check_only ? "run would fail" :
+		       "nothing started");
+		bb_run_config_free(&config);
+		return BB_EXIT_ERROR;
+	}
 	if (o->check_only) {
 		pr_info("%s: good: %zu list%s and allowlist%s\n", config_path, config.n_lists,
 			config.n_lists == 1 ? "" : "s", config.n_lists == 1 ? "" : "s");
@@ -929,8 +960,10 @@ static int cmd_run(int argc, char **argv)
 		feeds_fetch(said, sizeof(said));
 		if (said[0])
 			pr_info("start: %sloading\n", said);
-		if (config_load("start"))
+		if (config_load("start")) {
+			start_failed();
 			goto out_config;
+		}
 		sig = lists_signature();
 	}
 	err = bb_instance_open(bb_opts.pin_dir, &inst);

@@ -160,7 +160,7 @@ int bb_state_mkdirs(const char *dir)
 static const char *const state_files[] = {
 	"lock", BB_STATE_RUN_LOCK, BB_STATE_ALLOW, BB_STATE_INDEX, BB_STATE_SHADOW,
 	BB_STATE_LOADED, BB_STATE_RUN, BB_STATE_FEEDS, BB_STATE_XDP, BB_STATE_EVENTS,
-	BB_GUARD_FILE, BB_GUARD_OFF,
+	BB_GUARD_FILE, BB_GUARD_OFF, BB_STATE_REFUSED,
 };
 #define N_STATE_FILES	(sizeof(state_files) / sizeof(state_files[0]))
 
@@ -174,7 +174,7 @@ static void sweep_tmp(void)
 {
 	static const char *const locked[] = {
 		BB_STATE_ALLOW, BB_STATE_INDEX, BB_STATE_SHADOW, BB_STATE_LOADED,
-		BB_STATE_XDP, BB_GUARD_FILE,
+		BB_STATE_XDP, BB_GUARD_FILE, BB_STATE_REFUSED,
 	};
 	char path[512];
 	size_t i;

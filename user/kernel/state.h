@@ -26,6 +26,7 @@ struct bb_index_view;
 #define BB_STATE_FEED_DIR	"feeds"		/* the feeds' copies, by default */
 #define BB_STATE_XDP		"xdp.json"	/* how load attached at XDP, and why */
 #define BB_STATE_EVENTS		"events.sock"	/* the events' owner serves the other readers */
+#define BB_STATE_REFUSED	"refused.json"	/* the last load, refused by the reload guard */
 #define BB_STATE_MADE		".bloomblock"	/* present: bloomblock made this directory */
 
 /*
