@@ -180,7 +180,7 @@ COMPILERS	?= clang-14 clang-19
 BPF_CPUS	?= v1 v2 v3
 
 test-compilers: $(OUTPUT)/tests/progcheck
-	$(Q)BB_OUTPUT=$(OUTPUT) scripts/test-kernels.sh --compilers "$(COMPILERS)" \
+	$(Q)BB_OUTPUT=$(OUTPUT) scripts/test-compilers.sh --compilers "$(COMPILERS)" \
 		--cpus "$(BPF_CPUS)"
 
 demo: bloomblock

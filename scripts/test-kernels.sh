@@ -199,8 +199,7 @@ off() { sync; echo o >/proc/sysrq-trigger; sleep 30; }
 trap off EXIT
 . /run/job/config
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs shm /dev/shm
-mount -t tmpfs -o mode=1777 tmp /tmp
-mount -t tmpfs tmp /var/tmp
+mount -t tmpfs -o mode=1777 tmp /tmp	# (/var/tmp stays: the kernel's modules are there)
 mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
@@ -221,7 +220,7 @@ EOF
 	} >"$job/config"
 	{
 		printf 'cd %q || exit 125\n' "$project"
-		printf 'export BB_OUTPUT=%q BB_RESULTS=/run/job\n' "$out_dir"
+		printf 'export BB_OUTPUT=%q BB_RESULTS=/run/job BB_RESULTS_SHOWN=%q\n' "$out_dir" "$job"
 		[ -n "${CI:-}" ] && printf 'export CI=%q\n' "$CI"
 		if [ -n "$run_cmd" ]; then
 			printf 'exec bash -c %q\n' "$run_cmd"
