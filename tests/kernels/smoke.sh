@@ -77,7 +77,7 @@ for hook in xdp tc-ingress; do
 	run bb load "$LIST1" -i bbd0 --hook "$hook"
 	check_rc "$hook: load LIST -i bbd0 --hook $hook exits 0" 0
 	if [ "$rc" != 0 ]; then
-		diag "$(printf '%s\n' "$out" "$err" | tail -n 6)"
+		diag "$(printf '%s\n' "$out" "$err" | grep -E '^Error|failed to load: ' | head -n 4)"
 		for c in "passes and drops" "reload" "unload"; do skip "$hook: $c"; done
 		bb unload --all >/dev/null 2>&1
 		continue
@@ -112,7 +112,8 @@ case $ext in
 		expect_blocked "libxdp: listed 198.51.100.3 is dropped" 198.51.100.3 $SRV
 		expect_pass "libxdp: unlisted 198.51.100.2 passes" 198.51.100.2 $SRV
 	else
-		diag "$(printf '%s\n' "$out" "$err" | grep -vE '^libbpf: *[0-9]+:' | tail -n 8)"
+		diag "$(printf '%s\n' "$out" "$err" | grep -E '^Error|^libxdp|failed to load: |Extension' |
+			head -n 8)"
 	fi
 	bb unload --all >/dev/null 2>&1
 	xf xdp-filter unload bbd0 >/dev/null 2>&1 ;;

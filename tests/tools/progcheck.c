@@ -49,6 +49,8 @@
 /* Linux < 6.4 fails a load whose level-1 log overflows (ENOSPC); later ones keep its end */
 #define LOG_BYTES (256u << 20)
 #define MAX_PROGS 128
+/* a refusal shows the source line it failed at and the distinct ones before it */
+#define MAX_SRC_LINES 5
 
 static char *log_buf;
 static bool debug;
@@ -248,7 +250,10 @@ static int source_places(const char *path, const char *text, size_t text_len, ch
 	const __u8 *p, *end;
 	Elf *elf = NULL;
 	int fd, found = 0;
-	size_t used = 0;
+	size_t used = 0, cwd_len;
+	char cwd[4096];
+
+	cwd_len = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
 
 	out[0] = '\0';
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -283,6 +288,8 @@ static int source_places(const char *path, const char *text, size_t text_len, ch
 				if (!line || !file || strlen(line) != text_len ||
 				    strncmp(line, text, text_len))
 					continue;
+				if (cwd_len && !strncmp(file, cwd, cwd_len) && file[cwd_len] == '/')
+					file += cwd_len + 1;
 				snprintf(place, sizeof(place), "%s:%u", file, li->line_col >> 10);
 				if (strstr(out, place))
 					continue;
@@ -302,12 +309,25 @@ cleanup:
 	return found;
 }
 
+/* One source line of the log, with its file and line: the kernel's, or the object's. */
+static void print_source_line(const char *path, const char *what, const char *src)
+{
+	const char *e = line_end(src);
+	char places[1024];
+
+	printf("#   %s %.*s", what, (int)(e - src), src);
+	if (!memmem(src, e - src, " @ ", 3) &&
+	    source_places(path, src, e - src, places, sizeof(places)))
+		printf(" @ %s", places);
+	printf("\n");
+}
+
 /* The refusal as TAP comments: where, what, and the log's last lines. */
 static void print_refusal(const char *path, const char *log)
 {
 	size_t len = log_len(log);
-	const char *p, *func = NULL, *src = NULL, *msg = NULL, *tail;
-	int n = 0;
+	const char *p, *func = NULL, *msg = NULL, *tail, *srcs[MAX_SRC_LINES];
+	int n = 0, n_src = 0, i;
 
 	/* the last global function the verifier started on, unless it passed it */
 	for (p = log; (p = strstr(p, "Validating ")) && p < log + len; p++)
@@ -316,23 +336,22 @@ static void print_refusal(const char *path, const char *log)
 		func = NULL;
 	if (func)
 		printf("#   in: %.*s\n", (int)(line_end(func) - func), func);
-	/* the last source line the log shows ("; TEXT" or "; TEXT @ FILE:LINE") */
+	/*
+	 * The source lines the log shows ("; TEXT", or "; TEXT @ FILE:LINE" from 6.8 on):
+	 * the last is where it failed; the distinct ones before it, how it got there.
+	 */
 	for (p = log; p < log + len; p = line_end(p) + 1) {
-		if (p[0] == ';' && p[1] == ' ')
-			src = p + 2;
+		if (p[0] == ';' && p[1] == ' ' && line_end(p) - p > 2 && p[2] != ' ') {
+			if (n_src == MAX_SRC_LINES)
+				memmove(srcs, srcs + 1, sizeof(srcs[0]) * --n_src);
+			if (!n_src || strncmp(srcs[n_src - 1], p + 2, line_end(p) - p - 2))
+				srcs[n_src++] = p + 2;
+		}
 		if (!*line_end(p))
 			break;
 	}
-	if (src) {
-		const char *e = line_end(src);
-		char places[1024];
-
-		printf("#   at: %.*s", (int)(e - src), src);
-		if (!memmem(src, e - src, " @ ", 3) && source_places(path, src, e - src, places,
-								    sizeof(places)))
-			printf(" @ %s", places);
-		printf("\n");
-	}
+	for (i = n_src - 1; i >= 0; i--)
+		print_source_line(path, i == n_src - 1 ? "at:" : "from:", srcs[i]);
 	/* the message: the last line before the statistics that close the log */
 	p = log + len;
 	while (p > log) {
