@@ -73,6 +73,8 @@ esac
 	die "$out_dir/tests/progcheck is missing: make tests first"
 mkdir -p "$cache"/debs "$cache"/trees "$cache"/runs
 cache=$(cd "$cache" && pwd -P)
+exec 9>"$cache/.lock"	# one run at a time: they share the cache and the run directories
+flock -n 9 || { say "another run holds $cache: waiting for it"; flock 9; }
 
 # ---- which package, fetched and unpacked ---------------------------------------------
 
