@@ -14,7 +14,11 @@ packages=(
 	cppcheck clang-tidy	# make lint
 	# tests, demo
 	iproute2 iputils-ping bind9-dnsutils curl openssl nftables ethtool valgrind xdp-tools
-	jq util-linux libcap2-bin dnsmasq-base busybox gzip xz-utils zstd tcpdump
+	jq util-linux libcap2-bin dnsmasq-base gzip xz-utils zstd tcpdump
+	busybox-static	# busybox httpd in the tests; static for the kernel matrix's initramfs
+	# the kernel and compiler matrices (scripts/test-kernels.sh, test-compilers.sh)
+	qemu-system-x86 kmod cpio
+	clang-19	# Debian 12's newest clang
 	python3		# the reload test's sender and receiver
 	prometheus	# promtool checks the metrics bloomblock prints
 	# make deb and its test (docs/PACKAGING.md); the deploy manifests' test
