@@ -40,6 +40,7 @@
 #include "daemon.h"
 #include "config.h"
 #include "confirm.h"
+#include "events_hub.h"
 #include "fetch.h"
 #include "metrics.h"
 #include "pins.h"
@@ -923,6 +924,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
 	struct MHD_Daemon *http = NULL;
+	struct bb_events_hub *events = NULL;
 	struct serve s = { 0 };
 	struct bb_instance inst;
 	struct ring_buffer *rb = NULL;
@@ -991,6 +993,9 @@ int cmd_run(int argc, char **argv)
 		bb_confirm_beat(&s.c, true);
 		goto out;
 	}
+	/* the hit events' ring is this daemon's while it runs: it serves every reader */
+	if (bb_events_hub_daemon(&events, bb_opts.pin_dir))
+		pr_warn("the hit events are not served to readers by this daemon (said above)\n");
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
@@ -1012,6 +1017,7 @@ int cmd_run(int argc, char **argv)
 		s.errors);
 out:
 	worker_poke(true);
+	bb_events_hub_stop(events);	/* the readers told; the next owns the ring */
 	if (http)
 		MHD_stop_daemon(http);
 	ring_buffer__free(rb);
