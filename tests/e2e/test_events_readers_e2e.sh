@@ -264,6 +264,27 @@ check_eq "events (no -f) while the daemon reads the ring: what no reader took ye
 	"$rc $(grep -c . <<<"$out")" "0 7"
 run bb events
 check_eq "... taken once: nothing the second time" "$rc $out" "0 "
+# its socket removed under it: a reader owns the ring a moment, the daemon takes it back
+bb -j events -f --timeout 8 >"$BB_TMP/a.json" 2>"$BB_TMP/a.err" &
+ra=$!
+wait_readers 1 || bail "a reader did not connect to the daemon"
+frames $N
+sleep 0.3
+rm -f "$SOCK"
+bb -j events -f --timeout 7 >"$BB_TMP/b.json" 2>"$BB_TMP/b.err" &
+rb=$!
+wait_log 'events: the ring taken over from the reader that read it \(pid [0-9]+\)' ||
+	bail "the daemon did not take the ring back: $(cat "$BB_TMP/run.log")"
+check_match "the daemon's socket removed: it says so, and takes the ring back from the reader" \
+	"is no longer this daemon.s socket: taking it again.*taken over from the reader that read it \\(pid $(bb_pid $rb)\\)" \
+	"$(tr '\n' ' ' <"$BB_TMP/run.log")"
+wait_readers 2 || bail "the readers did not follow the ring back to the daemon"
+frames $N
+wait $ra $rb
+check_eq "... the reader of before got every event, none twice" "$(lines "$BB_TMP/a.json")" \
+	$((2 * N))
+check_eq "... the one that owned it a moment, every event since it started" \
+	"$(lines "$BB_TMP/b.json")" $N
 stop_daemon
 check_eq "the daemon stops (SIGTERM): exit 0, its socket removed" \
 	"$? $(test -e "$SOCK" && echo there)" "0 "

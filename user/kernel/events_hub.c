@@ -173,6 +173,7 @@ struct bb_events_hub {
 	int listen_fd;			/* -1: it does not own the ring */
 	dev_t dev;			/* the socket it bound, by its inode */
 	ino_t ino;
+	__u64 owned_from;		/* the first seq read since it bound it */
 	struct bb_event_log log;
 	struct bb_attributor attr;
 	struct hub_reader readers[BB_HUB_MAX_READERS];
@@ -277,6 +278,7 @@ static int hub_bind(struct bb_events_hub *h, const struct hub_where *w)
 	h->listen_fd = fd;
 	h->dev = st.st_dev;
 	h->ino = st.st_ino;
+	h->owned_from = h->log.next;	/* what a reader resumes from (the daemon's log goes on) */
 	return 0;
 }
 
@@ -421,7 +423,7 @@ static int reader_input(struct bb_events_hub *h, unsigned int i)
 		if (rd->from == BB_EVENTS_TAKE || rd->from == BB_EVENTS_FOLLOW)
 			ring_read(h);	/* what the ring holds now: not left out for a poll */
 		rd->cursor = rd->from == BB_EVENTS_NEW ? h->log.next :
-			     rd->from == BB_EVENTS_RESUME ? 1 : h->log.taken + 1;
+			     rd->from == BB_EVENTS_RESUME ? h->owned_from : h->log.taken + 1;
 		lost = bb_event_log_catch_up(&h->log, &rd->cursor);
 		rd->end = h->log.next - 1;
 		if (send_head(rd->fd, BB_HUB_HELLO, rd->cursor, lost, true))

@@ -92,7 +92,7 @@ enum bb_events_from {
 	BB_EVENTS_TAKE = 1,	/* the events no reader took yet, then the end (events) */
 	BB_EVENTS_FOLLOW,	/* the same, then each as it comes (events -f) */
 	BB_EVENTS_NEW,		/* each from now on, none taken (top) */
-	BB_EVENTS_RESUME,	/* after a handover: every event the new owner read */
+	BB_EVENTS_RESUME,	/* after a handover: every event the new owner read since */
 };
 
 /* One event as a reader gets it. */
