@@ -111,8 +111,9 @@ static void say_losses(const struct bb_events_tally *t, struct bb_events_tally *
 			"them here\n",
 			(unsigned long long)(t->lost_handover - said->lost_handover));
 	if (t->vanished > said->vanished)
-		pr_warn("events: the ring's owner went without a word (killed?): what it had read "
-			"and not sent here is not known; now %s\n", t->owner == getpid() ?
+		pr_warn("events: the ring's owner went without a word (killed? or this reader "
+			"took nothing for a second): what it had read and not sent here is not "
+			"known; now %s\n", t->owner == getpid() ?
 			"reading the ring here" : "served by the next owner");
 	if (t->not_kept > said->not_kept)
 		pr_info("events: %llu older ones no reader took were not kept (the owner keeps "

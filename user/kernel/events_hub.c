@@ -31,7 +31,7 @@
 
 #define TICK_MS			200	/* an owner checks its socket is its own this often */
 #define HANDOVER_WAIT_MS	2000	/* the daemon waits for a reader's answer */
-#define FLUSH_WAIT_MS		200	/* a stopping owner waits for slow readers */
+#define FLUSH_WAIT_MS		1000	/* a stopping owner waits for slow readers */
 #define HELLO_WAIT_MS		5000	/* a reader waits for an owner's first word */
 #define ACK_EVERY		64	/* a taking reader says what it took, this often */
 
@@ -288,6 +288,12 @@ static void reader_drop(struct bb_events_hub *h, unsigned int i)
 	h->readers[i] = h->readers[--h->n_readers];
 }
 
+/* A reader's socket has no room now: it is written again when it drains. */
+static bool is_full(int err)
+{
+	return err == -EAGAIN || err == -EWOULDBLOCK || err == -ENOBUFS;
+}
+
 /*
  * What reader rd is owed, sent until its socket is full (then it waits for POLLOUT): a
  * reader never holds the owner up, and the log never waits for a reader (one it moved
@@ -320,7 +326,7 @@ static int reader_flush(struct bb_events_hub *h, struct hub_reader *rd)
 		}
 		rd->cursor++;
 	}
-	if (err == -EAGAIN || err == -EWOULDBLOCK || err == -ENOBUFS) {
+	if (is_full(err)) {
 		rd->want_out = true;
 		return 0;
 	}
@@ -338,32 +344,53 @@ static void flush_all(struct bb_events_hub *h)
 			i++;
 }
 
-/* A stopping owner: what its readers are owed, sent within FLUSH_WAIT_MS. */
-static void flush_wait(struct bb_events_hub *h)
+/*
+ * A stopping owner's last words to its readers, within FLUSH_WAIT_MS: to each what it
+ * is owed, then BYE with the last event read, then the end. One still behind then
+ * (stopped, or far too slow) gets BYE after what it took, if its socket has room for it,
+ * and counts what it missed from it; else it says that what it missed is not known.
+ */
+static void say_bye(struct bb_events_hub *h)
 {
-	__u64 until = bb_mono_ns() + FLUSH_WAIT_MS * 1000000ULL;
+	__u64 until = bb_mono_ns() + FLUSH_WAIT_MS * 1000000ULL, now;
 	struct pollfd pfd[BB_HUB_MAX_READERS];
 	unsigned int i, n;
-	__u64 now;
+	int err;
 
 	for (;;) {
-		flush_all(h);
-		for (i = 0, n = 0; i < h->n_readers; i++)
-			if (h->readers[i].want_out)
-				pfd[n++] = (struct pollfd){ .fd = h->readers[i].fd,
-							    .events = POLLOUT };
+		for (i = 0; i < h->n_readers;) {
+			struct hub_reader *rd = &h->readers[i];
+
+			err = reader_flush(h, rd);
+			if (!err && !rd->want_out) {
+				err = send_head(rd->fd, BB_HUB_BYE, h->log.next - 1, 0, true);
+				if (!err)
+					err = -ESHUTDOWN;	/* said: it goes */
+				else if (is_full(err))
+					rd->want_out = true;
+			}
+			if (err && !is_full(err)) {
+				reader_drop(h, i);
+				continue;
+			}
+			i++;
+		}
 		now = bb_mono_ns();
-		if (!n || now >= until)
-			return;
+		if (!h->n_readers || now >= until)
+			break;
+		for (i = 0, n = 0; i < h->n_readers; i++)
+			pfd[n++] = (struct pollfd){ .fd = h->readers[i].fd, .events = POLLOUT };
 		poll(pfd, n, (int)((until - now) / 1000000ULL) + 1);
+	}
+	while (h->n_readers) {	/* behind: told how far, when there is room for that */
+		send_head(h->readers[0].fd, BB_HUB_BYE, h->log.next - 1, 0, true);
+		reader_drop(h, 0);
 	}
 }
 
 /*
- * The ring no longer read here: every reader sent what it is owed (within
- * FLUSH_WAIT_MS), then BYE with the last event read (so that it counts what it missed),
- * then closed; the listening socket closed. The events the ring still holds wait there
- * for the next owner.
+ * The ring no longer read here, the listening socket closed, the readers told
+ * (say_bye()). The events the ring still holds wait there for the next owner.
  */
 static void hub_release(struct bb_events_hub *h)
 {
@@ -371,11 +398,7 @@ static void hub_release(struct bb_events_hub *h)
 	if (h->listen_fd >= 0)
 		close(h->listen_fd);
 	h->listen_fd = -1;
-	flush_wait(h);
-	while (h->n_readers) {
-		send_head(h->readers[0].fd, BB_HUB_BYE, h->log.next - 1, 0, true);
-		reader_drop(h, 0);
-	}
+	say_bye(h);
 }
 
 /* The socket removed, when it is still ours: under the lock, if it comes soon (else the
