@@ -106,7 +106,7 @@ for way in $ways; do
 	hook=${way%%:*} attach=()
 	[ "$way" = xdp:link ] && attach=(--xdp-attach link)
 	echo "# ---- $way"
-	if ! load_checked "$way: load LIST -i bbd0 --hook $hook${attach[*]/#/ } exits 0" \
+	if ! load_checked "$way: load LIST -i bbd0 --hook $hook${attach[*]:+ ${attach[*]}} exits 0" \
 		"$LIST1" -i bbd0 --hook "$hook" "${attach[@]}"; then
 		for c in "passes and drops" "reload" "unload"; do skip "$way: $c"; done
 		bb unload --all >/dev/null 2>&1
