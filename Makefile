@@ -49,7 +49,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-BPF_PROGS	:= bloomblock freplace_target freplace_ext
+BPF_PROGS	:= bloomblock freplace_target freplace_ext xdp_dispatcher
 BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # user/ in layers, each a folder (docs/DESIGN.md): core (lists, names, filters, index,
 # images, files: no libbpf), kernel (pins, attach, maps, the instance's state), commands
