@@ -28,6 +28,9 @@
 # BB_FAULT_TRIALS sets the trials of each kind (default 50, the least it may be).
 #
 # TAP output; root needed (else skipped; a skip fails under CI=true).
+# bb-test: serial: counts BPF maps machine-wide (instance_maps, bpf_census)
+# (tests/run.sh runs it alone: every map on the machine named as bloomblock's, and the maps
+# and programs no one holds; another suite's loads and exits beside it change both)
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
