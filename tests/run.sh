@@ -7,8 +7,9 @@
 #   tests/run.sh            unit, BPF_PROG_TEST_RUN and netns end-to-end tests
 #   tests/run.sh -j N       N suites at once (default: the number of CPUs; make test J=N)
 #   tests/run.sh --unit     unit tests only (no root needed)
-#   tests/run.sh --unit --e2e "test_a test_b"
-#                           the unit tests, then those end-to-end scripts
+#   tests/run.sh --unit [--bpf] --e2e "test_a test_b"
+#                           the unit tests (and the BPF_PROG_TEST_RUN suites), and those
+#                           end-to-end scripts (make asan, make valgrind)
 #   BB_VALGRIND=1           run the unit tests under valgrind, and every bloomblock
 #                           an end-to-end script runs (tests/e2e/lib.sh)
 #   BB_OUTPUT=DIR           where the test binaries are (default .output)
@@ -30,11 +31,12 @@ set -u
 cd "$(dirname "$0")/.."
 
 out=${BB_OUTPUT:-.output}
-only_unit=0 e2e_only='' jobs=${BB_JOBS:-}
-usage() { echo "usage: tests/run.sh [-j N] [--unit [--e2e \"SCRIPT...\"]]" >&2; exit 2; }
+only_unit=0 bpf_too=0 e2e_only='' jobs=${BB_JOBS:-}
+usage() { echo "usage: tests/run.sh [-j N] [--unit [--bpf] [--e2e \"SCRIPT...\"]]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unit) only_unit=1 ;;
+	--bpf) bpf_too=1 ;;
 	--e2e) e2e_only=${2:-}; shift ;;
 	-j) jobs=${2:-}; shift ;;
 	-j*) jobs=${1#-j} ;;
@@ -45,7 +47,6 @@ done
 [ -n "$jobs" ] || jobs=$(nproc 2>/dev/null || echo 1)
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || usage
 
-tmp=$(mktemp -d /tmp/bbrun.XXXXXX)
 times_file=$out/tests/run-times
 
 # ---- the suites: a name, how to run it, its source (for the serial mark) ----------------
@@ -62,12 +63,14 @@ for t in tests/unit/test_*.c; do
 		add_suite "$bin" "$t" "$bin"
 	fi
 done
-if [ "$only_unit" = 0 ]; then
+if [ "$only_unit" = 0 ] || [ "$bpf_too" = 1 ]; then
 	for t in tests/bpf/test_*.c; do
 		[ -e "$t" ] || continue
 		bin="$out/tests/$(basename "$t" .c)"
 		add_suite "$bin" "$t" "$bin"
 	done
+fi
+if [ "$only_unit" = 0 ]; then
 	for t in tests/e2e/test_*.sh; do
 		[ -e "$t" ] || continue
 		case "$(basename "$t")" in
@@ -81,6 +84,7 @@ if [ "$only_unit" = 0 ]; then
 	done
 fi
 for t in $e2e_only; do
+	[ -e "tests/e2e/$t.sh" ] || { echo "tests/run.sh: no tests/e2e/$t.sh" >&2; exit 2; }
 	add_suite "tests/e2e/$t.sh" "tests/e2e/$t.sh" bash "tests/e2e/$t.sh"
 done
 
@@ -103,6 +107,7 @@ for i in $order; do
 done
 
 # ---- running them ------------------------------------------------------------------------
+tmp=$(mktemp -d /tmp/bbrun.XXXXXX)
 passed=0 failed=0 skipped=0
 failed_names=()
 declare -A running=()	# pid -> suite index
