@@ -23,6 +23,9 @@
 #
 #   dut namespace: bbd0  198.51.100.1   <- bloomblock XDP; the receiver on :9 and :53
 #   src namespace: bbs0  198.51.100.2 .3, 203.0.113.10 .20 .30 .40   <- the sender
+# bb-test: serial: counts BPF maps and programs machine-wide (bpf_census)
+# (tests/run.sh runs it alone: the maps and programs no one holds, which another suite's
+# loads and exits beside it change)
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
