@@ -98,12 +98,12 @@ state_files() { ls "$BB_STATE_DIR" | tr '\n' ' '; }
 census() { bpf_census "${1:-$BB_PIN_DIR}" "netns:/run/netns/$NS_DUT" "netns:/run/netns/$NS_SRC"; }
 # settled_leaks BEFORE [PIN_DIR]: leaks (lib.sh) since BEFORE once they stop changing
 settled_leaks() {
-	local left _
-	for _ in $(seq 8); do
+	local left _ t_end=$((SECONDS + 40))	# freed by a kernel worker: seen over 10 s
+	while :; do
 		left=$(leaks "$1" "$(census "${2:-}")")
 		read -r d_maps d_progs _ u_maps u_progs <<<"$left"
-		[ "$d_maps $d_progs $u_maps $u_progs" = "0 0 0 0" ] && break
-		sleep 0.25
+		[ "$d_maps $d_progs $u_maps $u_progs" = "0 0 0 0" ] || [ "$SECONDS" -ge "$t_end" ] && break
+		sleep 0.5
 	done
 	echo "$left"
 }
@@ -605,11 +605,12 @@ check_rc "unload -i bbd0 after it vanished succeeds" 0
 run bb unload --all
 check_rc "then unload --all removes the instance" 0
 check "... and nothing of it is left" test ! -e "$BB_PIN_DIR"
-for _ in $(seq 8); do	# freed after an RCU grace period
+t_end=$((SECONDS + 40))
+while :; do	# freed after an RCU grace period, by a kernel worker: seen over 10 s
 	gone=$(census | jq -c --argjson a "$census_before" '[.instance.maps, .instance.progs,
 		(.unowned.maps - $a.all_maps), (.unowned.progs - $a.all_progs)] | map(length)')
-	[ "$gone" = "[0,0,0,0]" ] && break
-	sleep 0.25
+	[ "$gone" = "[0,0,0,0]" ] || [ "$SECONDS" -ge "$t_end" ] && break
+	sleep 0.5
 done
 check_eq "... nor a map or program of it, held by its pin dir or by no one" "$gone" "[0,0,0,0]"
 
