@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/bpf.h>
 
 #include "confirm.h"
 #include "event_attr.h"
@@ -30,6 +31,15 @@ void bb_attributor_close(struct bb_attributor *a)
 	if (a->have_img)
 		bb_image_close(&a->img);
 	a->have_img = false;
+}
+
+void bb_attributor_idle(struct bb_attributor *a)
+{
+	__u32 zero = 0, live = 0;
+
+	if (a->have_img && (bpf_map_lookup_elem(a->inst->filters_fd, &zero, &live) ||
+			    live != a->img.map_id))
+		bb_attributor_close(a);
 }
 
 int bb_event_entry(const struct bb_event *ev, struct bb_entry *e, char *buf, size_t size)

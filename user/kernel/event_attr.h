@@ -54,6 +54,11 @@ struct bb_attributor {
 /* Attributions by the instance's live filter and its index, opened as events need them. */
 void bb_attributor_init(struct bb_attributor *a, const struct bb_instance *inst);
 void bb_attributor_close(struct bb_attributor *a);
+/*
+ * Called when no event is waiting: the image of a filter no longer live is let go (a
+ * reload's old filter is freed by the kernel only when no one maps it any more).
+ */
+void bb_attributor_idle(struct bb_attributor *a);
 /* What hit, as an entry to ask about (its text in buf): 0, or -EINVAL when none is told. */
 int bb_event_entry(const struct bb_event *ev, struct bb_entry *e, char *buf, size_t size);
 /* ev attributed into *out. */

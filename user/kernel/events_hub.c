@@ -499,7 +499,7 @@ static int hub_serve(struct bb_events_hub *h)
 {
 	struct pollfd pfd[3 + BB_HUB_MAX_READERS];
 	unsigned int i, n, first;
-	int why;
+	int why, ready;
 
 	if (h->daemon && ring_start(h))	/* a reader's hub reads once its reader asked */
 		return HUB_LOST;
@@ -516,8 +516,11 @@ static int hub_serve(struct bb_events_hub *h)
 			pfd[n++] = (struct pollfd){ .fd = h->readers[i].fd,
 						    .events = (short)(POLLIN |
 						    (h->readers[i].want_out ? POLLOUT : 0)) };
-		if (poll(pfd, n, TICK_MS) < 0 && errno != EINTR)
+		ready = poll(pfd, n, TICK_MS);
+		if (ready < 0 && errno != EINTR)
 			return HUB_LOST;
+		if (!ready)	/* a tick with nothing waiting: an old filter's image let go */
+			bb_attributor_idle(&h->attr);
 		if (pfd[0].revents)
 			return HUB_STOP;
 		if (pfd[2].revents)
