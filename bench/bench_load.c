@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -91,6 +92,7 @@ static void cli_load_keep(struct load_results *res, const char *tag, const struc
 		first->cli_filter_bytes = cl->filter_bytes;
 	} else if (!strcmp(tag, "reload")) {
 		res->ip4.cli_reload_wall_s = cl->wall;
+		res->ip4.cli_reload_peak_rss = cl->peak_rss_kb * 1024;
 	} else if (!strcmp(tag, "names_reload")) {
 		res->names.cli_reload_wall_s = cl->wall;
 	}
@@ -125,12 +127,43 @@ static void cli_row(struct load_results *res, const struct script_results *scrip
 	cli_load_keep(res, tag, &cl);
 }
 
+/*
+ * A load's steps, from a run of its own with -d (cmd_load.c, report_steps()): the
+ * scan (parse, hash, spool), the index sorted and written, the programs' thread and
+ * what the load waited for it, the filter (sized, the bits set in the new map), the
+ * attach and swap, the index's header and rename.
+ */
+static void steps_row(struct load_results *res, const struct script_results *script,
+		      const char *tag, const char *what)
+{
+	char name[64], c[6][BT_CELL];
+	double v[7];
+	static const char *const field[] = { "parse", "index", "programs", "waited", "filter",
+					     "swap", "written" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(field); i++)
+		v[i] = script_number(script, fmtf(name, sizeof(name), "cli_%s_steps_%s_s", tag,
+						  field[i]));
+	fmtf(c[0], BT_CELL, "its steps (-d, a load of its own): %s", what);
+	if (isnan(v[0])) {
+		load_row(&res->table, c[0], "-", "-", "-", "-", "-", "-", "not measured");
+		return;
+	}
+	fmtf(c[5], BT_CELL, "index %.3f; programs %.3f in their thread, waited %.3f; bits %.3f; "
+	     "commit %.3f", v[1], v[2], v[3], v[4], v[6]);
+	load_row(&res->table, c[0], "-", fmtf(c[1], BT_CELL, "%.3f", v[0]),
+		 fmtf(c[2], BT_CELL, "%.3f", v[1] + v[4]), fmtf(c[3], BT_CELL, "%.3f", v[5]),
+		 fmtf(c[4], BT_CELL, "%.3f", v[0] + v[1] + v[3] + v[4] + v[5] + v[6]), "-", c[5]);
+}
+
 static void script_rows(struct load_results *res, const struct script_results *script)
 {
 	static const struct {
 		const char *tag, *what;
 	} cli_loads[] = {
-		{ "ip4", "IPv4" },
+		{ "ip4", "IPv4: a new instance, key index on, -i a veth (issue 29's case)" },
+		{ "ip4_noindex", "IPv4, --no-index (a new instance)" },
 		{ "ip4_gz", "IPv4, gzip -6: inflated and parsed in one thread" },
 		{ "ip4_1t", "IPv4, --threads 1" },
 		{ "names", "hostnames" },
@@ -143,6 +176,8 @@ static void script_rows(struct load_results *res, const struct script_results *s
 
 	for (i = 0; i < ARRAY_SIZE(cli_loads); i++)
 		cli_row(res, script, cli_loads[i].tag, cli_loads[i].what);
+	steps_row(res, script, "ip4_steps", "IPv4, a first load");
+	steps_row(res, script, "reload_steps", "IPv4, a reload");
 	for (i = 0; i < ARRAY_SIZE(settings.batch_sizes); i++) {
 		__u32 n = settings.batch_sizes[i];
 		double s = script_number(script, fmtf(name, sizeof(name), "nft_%u_s", n));
@@ -340,6 +375,147 @@ static int push_and_load(struct bb_instance *inst, struct bb_filter *filter,
 	bb_filter_free(&in_map);
 	bb_filter_map_close(&fmap);
 	return err;
+}
+
+/* ---- the one pass of a streamed load with the key index, step by step ---- */
+
+/* Its steps, s, on 2 threads: the scan alone, then the load's own steps in order. */
+struct one_pass_times {
+	double read_parse;	/* the scan with no sink: reading and parsing */
+	double scan;		/* with the tally and the spool: hashing and spooling too */
+	double index;		/* the plan, the waiting prefixes, each bucket sorted, written */
+	double filter;		/* the new map created, the bits set in it from the index */
+	double swap;
+	__u64 records;
+};
+
+struct one_pass_sink {
+	struct bb_key_tally tally[BB_LIST_MAX_THREADS];
+	struct bb_spool *spool;
+	size_t *base, n_parts, lines;
+};
+
+static void one_pass_nothing(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	(void)ctx, (void)thread, (void)e;
+}
+
+static void one_pass_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	struct one_pass_sink *s = ctx;
+
+	bb_key_tally_entry(&s->tally[thread], e);
+	bb_spool_add(s->spool, thread, e);
+}
+
+static void one_pass_part(void *ctx, unsigned int thread, size_t part)
+{
+	bb_spool_part(((struct one_pass_sink *)ctx)->spool, thread, part);
+}
+
+static void one_pass_part_lines(void *ctx, size_t part, size_t lines)
+{
+	struct one_pass_sink *s = ctx;
+
+	if (part >= s->n_parts) {
+		size_t *b = realloc(s->base, (part + 1) * sizeof(*b));
+
+		if (!b)
+			return;	/* lines left in their parts: the times stand */
+		s->base = b;
+		s->n_parts = part + 1;
+	}
+	s->base[part] = s->lines;
+	s->lines += lines;
+}
+
+/*
+ * What load does with a large list and the key index (load_steps.c), its steps timed
+ * one by one on 2 threads, the spool and the index file in a directory of tmpfs (as
+ * the state directory in /run is). The scan is timed alone first, with no sink: the
+ * difference is the hashing and the spooling.
+ */
+static int one_pass_load(struct bb_instance *inst, const char *path, struct one_pass_times *t)
+{
+	struct bb_list_opts lo = { .threads = 2 };
+	struct bb_filter_opts fo = { .seed = BENCH_SEED, .flags = BB_HDR_F_DROP, .threads = 2,
+				     .blocks_alloc = bb_filter_map_blocks };
+	struct bb_list_sink sink = { .entry = one_pass_nothing };
+	struct one_pass_sink *s = calloc(1, sizeof(*s));
+	struct bb_filter_map fmap = { .fd = -1 };
+	struct bb_index_file f = { .fd = -1 };
+	struct bb_key_tally sum = { 0 };
+	const char *base = getenv("TMPDIR");
+	char dir[512], file[600];
+	struct bb_filter filter;
+	struct bb_list_counts c;
+	unsigned int i;
+	double t0;
+	int fd, err;
+
+	if (!s)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s/bbbench-load.XXXXXX", base && *base ? base : "/dev/shm");
+	if (!mkdtemp(dir)) {
+		free(s);
+		return -errno;
+	}
+	snprintf(file, sizeof(file), "%s/index.bin", dir);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	err = fd < 0 ? -errno : bb_spool_begin(&filter, fd, &fo, &s->spool);
+	t0 = now_s();
+	err = err ?: bb_list_scan_file(path, &lo, &sink, &c);
+	t->read_parse = now_s() - t0;
+	sink = (struct bb_list_sink){ .entry = one_pass_entry, .part = one_pass_part,
+				      .part_lines = one_pass_part_lines, .ctx = s };
+	t0 = now_s();
+	err = err ?: bb_list_scan_file(path, &lo, &sink, &c);
+	t->scan = now_s() - t0;
+	for (i = 0; i < BB_LIST_MAX_THREADS; i++)
+		bb_key_tally_sum(&sum, &s->tally[i]);
+	t0 = now_s();
+	err = err ?: bb_spool_plan(s->spool, &sum, &s->base, &s->n_parts, 1);
+	err = err ?: bb_spool_error(s->spool);
+	err = err ?: bb_index_file_create(&f, file);
+	err = err ?: bb_spool_index(s->spool, &f, &t->records);
+	t->index = now_s() - t0;
+	fo.blocks_ctx = &fmap;
+	t0 = now_s();
+	err = err ?: bb_spool_build(s->spool, &sum, &fo, &f, &(__u64){ 0 });
+	t->filter = now_s() - t0;
+	t0 = now_s();
+	err = err ?: bb_filter_swap(inst, &filter, &fmap);
+	t->swap = now_s() - t0;
+	if (s->spool)
+		bb_filter_free(&filter);
+	bb_spool_free(s->spool);
+	bb_index_file_abort(&f);
+	bb_filter_map_close(&fmap);
+	rmdir(dir);
+	free(s->base);
+	free(s);
+	return err;
+}
+
+static void one_pass_rows(struct table *table, const char *what, const char *ln, __u32 lines,
+			  const struct one_pass_times *t)
+{
+	double total = t->scan + t->index + t->filter + t->swap;
+	char c[8][BT_CELL];
+
+	load_row(table, fmtf(c[0], BT_CELL, "in-process %s, the scan alone: reading and parsing, "
+			     "2 threads", what), ln, fmtf(c[1], BT_CELL, "%.3f", t->read_parse),
+		 "-", "-", fmtf(c[4], BT_CELL, "%.3f", t->read_parse),
+		 fmtf(c[5], BT_CELL, "%.2f M/s", lines / t->read_parse / 1e6),
+		 "bb_list_scan_file, entries to a sink that does nothing");
+	load_row(table, fmtf(c[0], BT_CELL, "in-process %s, one pass with the key index, 2 "
+			     "threads (load's streamed path)", what), ln,
+		 fmtf(c[1], BT_CELL, "%.3f", t->scan), fmtf(c[2], BT_CELL, "%.3f",
+							 t->index + t->filter),
+		 fmtf(c[3], BT_CELL, "%.3f", t->swap), fmtf(c[4], BT_CELL, "%.3f", total),
+		 fmtf(c[5], BT_CELL, "%.2f M/s", lines / total / 1e6),
+		 fmtf(c[6], BT_CELL, "hash+spool %.3f (scan less scan alone), index sort+write "
+		      "%.3f, bits %.3f", t->scan - t->read_parse, t->index, t->filter));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -548,6 +724,7 @@ static int load_list(struct load_results *res, const char *path, bool names)
 	struct list_load *figures = names ? &res->names : &res->ip4;
 	const char *what = names ? "hostnames" : "IPv4";
 	struct push_steps steps = { 0 };
+	struct one_pass_times one = { 0 };
 	struct load_times t = { 0 };
 	struct bb_filter filter;
 	struct bb_list list;
@@ -555,15 +732,22 @@ static int load_list(struct load_results *res, const char *path, bool names)
 	int err;
 
 	pow10_name(res->lines, ln, sizeof(ln));
+	inst.filters_fd = outer_create();
+	if (inst.filters_fd < 0)
+		return inst.filters_fd;
+	progress("load path: %s (%s lines) in one pass with the key index", path, ln);
+	err = one_pass_load(&inst, path, &one);
+	if (err)
+		bench_warn("%s: one pass: %s\n", path, strerror(-err));
+	else
+		one_pass_rows(&res->table, what, ln, res->lines, &one);
 	err = parse_list(&list, path, ln, &t);
 	if (err)
 		goto free_list;
 	err = build_filter(&filter, &list, &t);
 	if (err)
 		goto free_list;
-	inst.filters_fd = outer_create();
-	err = inst.filters_fd < 0 ? inst.filters_fd : 0;
-	err = err ?: push_and_load(&inst, &filter, &list, &t);
+	err = push_and_load(&inst, &filter, &list, &t);
 	err = err ?: push_step_by_step(inst.filters_fd, &filter, &steps);
 	if (err)
 		goto free_filter;
@@ -574,10 +758,9 @@ static int load_list(struct load_results *res, const char *path, bool names)
 		err = push_rows(res, &filter, &steps, t.push);
 free_filter:
 	bb_filter_free(&filter);
-	if (inst.filters_fd >= 0)
-		close(inst.filters_fd);
 free_list:
 	bb_list_free(&list);
+	close(inst.filters_fd);
 	return err;
 }
 

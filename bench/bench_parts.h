@@ -136,7 +136,7 @@ void xdp_dispatch_free(struct xdp_dispatch *d);
 struct script_results {
 	struct {
 		char name[64], value[128];
-	} line[192];
+	} line[256];
 	int n;
 };
 
@@ -237,6 +237,7 @@ struct list_load {
 	double cli_wall_s;		/* first load: process start to exit, filter live */
 	double cli_sum_s;		/* its own parse + build + push */
 	double cli_reload_wall_s;
+	double cli_reload_peak_rss;	/* bytes */
 	double cli_peak_rss;		/* bytes */
 	double cli_filter_bytes;
 	double in_process_1t_s;		/* parse + build + push on 1 thread */

@@ -151,8 +151,17 @@ cli_load() {
 		echo "cli_${tag}_push_s $(jq '.seconds.push' "$json")"
 		echo "cli_${tag}_wall_s $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}")"
 		[ -f "$tf" ] && echo "cli_${tag}_maxrss_kb $(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tf")"
+		# -d: where the time went (cmd_load.c, report_steps()), as steps_NAME seconds
+		sed -n 's/^steps: //p' "$err" | tr ';,' '\n\n' | awk -v t="$tag" '
+			/^ *parse / { printf "cli_%s_steps_parse_s %s\n", t, $2 + 0 }
+			/^ *index [0-9]/ { printf "cli_%s_steps_index_s %s\n", t, $2 + 0 }
+			/^ *programs / { printf "cli_%s_steps_programs_s %s\n", t, $2 + 0 }
+			/^ *waited / { printf "cli_%s_steps_waited_s %s\n", t, $2 + 0 }
+			/^ *filter / { printf "cli_%s_steps_filter_s %s\n", t, $2 + 0 }
+			/^ *attach and swap / { printf "cli_%s_steps_swap_s %s\n", t, $4 + 0 }
+			/^ *index written / { printf "cli_%s_steps_written_s %s\n", t, $3 + 0 }'
 	} >>"$RES"
-	grep '^timing:' "$err" | sed "s/^/       $tag: /" >&2
+	grep '^timing:\|^steps:' "$err" | sed "s/^/       $tag: /" >&2
 	return 0
 }
 
@@ -169,6 +178,15 @@ unload_all() {
 # held in memory, not streamed like the plain list beside it.
 cli_load ip4 "$TMP/ip4.txt"
 cli_load reload "$TMP/ip4.txt"
+unload_all
+# The same two again with -d, for their steps (report_steps(): the scan, the index's
+# sort, the programs' thread and the wait for it, the bits, the swap, the commit):
+# apart, so that the rows above are the plain command a new user types. And the
+# first load without the key index, the other way a large list loads.
+cli_load ip4_steps "$TMP/ip4.txt" -d
+cli_load reload_steps "$TMP/ip4.txt" -d
+unload_all
+cli_load ip4_noindex "$TMP/ip4.txt" --no-index
 unload_all
 if [ -f "$TMP/ip4.txt.gz" ]; then
 	cli_load ip4_gz "$TMP/ip4.txt.gz" --stream always

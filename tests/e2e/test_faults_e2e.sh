@@ -257,6 +257,52 @@ done
 report load "$TRIALS" "fault points fill, allow, swap, swapped and random moments"
 [ "$from" = B ] || load_b >/dev/null 2>&1
 
+# ---- kill -9 of a streamed load: A -> B and back, lists of more than 1 MiB ----------------
+# Parsed in one pass, the index's records spooled in the state directory (an unnamed
+# file: it goes with the process) and sorted into index.bin.tmp before the filter is
+# built: a kill anywhere leaves the old filter or the new one, and the next load the
+# state directory as it was.
+LIST_AS=$BB_TMP/a-big.txt LIST_BS=$BB_TMP/b-big.txt
+awk 'BEGIN { for (i = 0; i < 80000; i++) printf "n%d.filler.test\n", i }' >"$BB_TMP/filler.txt"
+cat "$LIST_A" "$BB_TMP/filler.txt" >"$LIST_AS"
+cat "$LIST_B" "$BB_TMP/filler.txt" >"$LIST_BS"
+load_as() { bb load "$LIST_AS" -i bbd0 --seed "$SEED"; }
+load_bs() { bb load "$LIST_BS" -i bbd0 --seed "$SEED" --allow "$ALLOW_B"; }
+run load_as
+check_rc "list A, streamed, loads" 0
+check_eq "... its verdicts" "$(verdicts)" "$WANT_A"
+run load_bs
+check_rc "list B, streamed, loads" 0
+check_eq "... its verdicts" "$(verdicts)" "$WANT_B"
+STATE=$(state_files)
+RANGE_MS=$(( ($(time_ms load_as) + $(time_ms load_bs)) / 2 ))
+echo "# a streamed load takes about $RANGE_MS ms here"
+STREAM_TRIALS=$((TRIALS / 5 > 10 ? TRIALS / 5 : 10))
+kind_begin; from=B
+for i in $(seq 0 $((STREAM_TRIALS - 1))); do
+	point=$(point_for "$i" fill allow swap swapped)
+	if [ "$from" = A ]; then
+		kill_run "$point" "${BB_RAW[@]}" load "$LIST_BS" -i bbd0 --seed "$SEED" --allow "$ALLOW_B"
+		after_kill "streamed load ($point)" "$WANT_A" "$WANT_B"
+	else
+		kill_run "$point" "${BB_RAW[@]}" load "$LIST_AS" -i bbd0 --seed "$SEED"
+		after_kill "streamed load ($point)" "$WANT_B" "$WANT_A"
+	fi
+	case $point in
+	fill | allow | swap) expect_outcome "$point" old ;;
+	swapped) expect_outcome "$point" new ;;
+	esac
+	if [ "$from" = A ]; then recovered "streamed load ($point)" "$WANT_B" load_bs; from=B
+	else recovered "streamed load ($point)" "$WANT_A" load_as; from=A; fi
+done
+report "streamed load" "$STREAM_TRIALS" "fault points fill, allow, swap, swapped and random moments"
+run bb check n77.filler.test
+check_match "after them: check names the line of the streamed list live" \
+	'^n77\.filler\.test: listed \(.*/[ab]-big\.txt:20085\)' "$out"
+run bb load "$LIST_B" -i bbd0 --seed "$SEED" --allow "$ALLOW_B" --allow-shrink	# 190,010 keys to 30,010
+check_rc "list B again" 0
+STATE=$(state_files)
+
 # ---- kill -9 of add and del ---------------------------------------------------------------
 # A killed add may leave its items matched (bits before the index: a false positive at
 # worst), never one listed before unmatched. The next add makes them listed, its del

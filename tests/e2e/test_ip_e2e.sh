@@ -348,6 +348,44 @@ in_dut ip route del default
 run bb load "$LIST2"
 check_rc "the second list again" 0
 
+# ---- a list large enough to stream: parsed once, its index sorted a bucket at a time ----------
+# 120,000 addresses (1.7 MB: streamed), one of them listed twice, a /24, a /16, IPv6: the
+# index's records spooled in buckets by hash and sorted into the index file a bucket at
+# a time. check names the first line that holds each of 61 addresses from all over the
+# list (so from every part of it and many buckets), as the in-memory load does.
+BIG=$BB_TMP/big.txt
+awk 'BEGIN { x = 12345
+	for (i = 1; i <= 120000; i++) {
+		x = (x * 69069 + 1) % 4294967296
+		if (i == 50000) print "30.40.50.0/24"
+		else if (i == 60000) print "20.1.2.3"
+		else if (i == 70000) print "2001:db8:77::/48"
+		else if (i == 80000) print "40.50.0.0/16"
+		else if (i == 7) print "20.1.2.3"
+		else printf "%d.%d.%d.%d\n", 20 + x % 80, int(x / 80) % 256, int(x / 20480) % 256,
+			int(x / 5242880) % 256 } }' >"$BIG"
+mapfile -t BIG_ADDRS < <(awk 'NR % 2000 == 1 || NR == 7 || NR == 60000' "$BIG")
+# what check says of each: the first line holding it, and the prefixes by the line of their own
+BIG_WANT=$(awk -v f="$BIG" 'NR == FNR { if (!($0 in first)) first[$0] = FNR; next }
+	{ print $0 ": listed (" f ":" first[$0] ")" }' "$BIG" <(printf '%s\n' "${BIG_ADDRS[@]}"))
+BIG_WANT+=$'\n'"30.40.50.7: listed: 30.40.50.0/24 ($BIG:50000)"
+BIG_WANT+=$'\n'"40.50.255.1: listed: 40.50.0.0/16 ($BIG:80000)"
+BIG_WANT+=$'\n'"2001:db8:77:1::1: listed: 2001:db8:77::/48 ($BIG:70000)"
+for how in "" "--stream never"; do
+	# shellcheck disable=SC2086  # $how is zero or two words
+	run bb -j load "$BIG" $how
+	check_rc "a 120,000-line list${how:+ ($how)} loads" 0
+	check_eq "... $([ -n "$how" ] && echo "held in memory" || echo "streamed, in one pass")" \
+		"$(jq -r .streamed <<<"$out")" "$([ -n "$how" ] && echo false || echo true)"
+	run bb check "${BIG_ADDRS[@]}" 30.40.50.7 40.50.255.1 2001:db8:77:1::1
+	check_eq "... check names the first line holding each of 64 items, across the list" \
+		"$out" "$BIG_WANT"
+done
+check_eq "the spool left nothing in the state directory but the index" \
+	"$(find "$BB_STATE_DIR" -name '*.tmp' -o -name '*spool*' | wc -l)" 0
+run bb load "$LIST2" --allow-shrink	# 120,000 keys to 2: on purpose
+check_rc "the second list again" 0
+
 # ---- --no-index: no stale index answers for this filter ----------------------------------------
 run bb load "$LIST2" --no-index
 check_rc "load --no-index exits 0" 0

@@ -5,11 +5,14 @@
  * addresses), and the notes a list gets, with their lines, when it covers them.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "guard.h"
 #include "list.h"
+#include "rng.h"
 #include "tap.h"
 
 static char fixtures[512] = "tests/guard";
@@ -202,6 +205,100 @@ static void test_list_notes(void)
 	bb_list_free(&list);
 }
 
+#define NOTES_ROUNDS	32
+#define NOTES_LINES	4000
+#define NOTES_WATCHED	6
+
+/* One round of test_notes_random(): 1 when every note is right, 0 when one is not. */
+static int notes_round(__u64 *rng, const char *path, struct bb_entry *lines, char *first,
+		       size_t size)
+{
+	struct bb_entry watch[NOTES_WATCHED];
+	struct bb_list_opts opts = { 0 };
+	struct bb_file_info info;
+	size_t want[NOTES_WATCHED] = { 0 }, i;
+	char text[64];
+	struct bb_list_counts c;
+	struct bb_list list;
+	unsigned int w, b;
+	int err, right = 1;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return 0;
+	for (w = 0; w < NOTES_WATCHED; w++) {
+		watch[w] = (struct bb_entry){ .kind = w % 3 ? BB_ENTRY_IP4 : BB_ENTRY_IP6 };
+		for (b = 0; b < 16; b++)
+			watch[w].addr[b] = (__u8)splitmix64(rng);
+		watch[w].plen = (__u8)(w == 1 ? splitmix64(rng) % 8 :	/* /0 to /7 */
+				       watch[w].kind == BB_ENTRY_IP4 ? 8 + splitmix64(rng) % 25 :
+				       8 + splitmix64(rng) % 121);
+	}
+	for (i = 0; i < NOTES_LINES; i++) {
+		struct bb_entry *e = &lines[i];
+		__u64 r = splitmix64(rng);
+		const struct bb_entry *near = &watch[r % NOTES_WATCHED];
+
+		e->kind = r & 0x100 ? BB_ENTRY_IP6 : BB_ENTRY_IP4;
+		for (b = 0; b < 16; b++)
+			e->addr[b] = (__u8)splitmix64(rng);
+		if (r & 0x200 && near->kind == e->kind)	/* near a watched prefix */
+			memcpy(e->addr, near->addr, 1 + (r >> 12) % 3);
+		e->plen = (__u8)(e->kind == BB_ENTRY_IP4 ? 8 + (r >> 24) % 25 : 8 + (r >> 24) % 121);
+		if ((r >> 16) % 1024 == 1)
+			e->plen = (__u8)(6 + (r >> 24) % 2);	/* wider than a /8 */
+		for (b = e->plen; b < (e->kind == BB_ENTRY_IP4 ? 32U : 128U); b++)
+			e->addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+		inet_ntop(e->kind == BB_ENTRY_IP4 ? AF_INET : AF_INET6, e->addr, text, sizeof(text));
+		fprintf(f, "%s/%u\n", text, e->plen);
+	}
+	if (fclose(f))
+		return 0;
+	opts.info = &info;
+	opts.file.watch = watch;
+	opts.file.n_watch = NOTES_WATCHED;
+	bb_list_init(&list);
+	err = bb_list_parse_file(&list, path, &opts, &c);
+	bb_list_free(&list);
+	for (w = 0; w < NOTES_WATCHED; w++) {
+		for (i = 0; i < NOTES_LINES && !want[w]; i++)
+			if (bb_entry_overlaps(&lines[i], &watch[w]))
+				want[w] = i + 1;
+		if (!err && info.watched[w].line == want[w])
+			continue;
+		if (right && !*first)
+			snprintf(first, size, "watched %u (/%u): line %zu, not %zu (err %d)", w,
+				 watch[w].plen, info.watched[w].line, want[w], err);
+		right = 0;
+	}
+	return right;
+}
+
+/*
+ * The notes, against every entry compared with every watched prefix: random
+ * addresses and prefixes of both families (a few /6 and /7, some sharing a watched
+ * prefix's first byte) in a file, random watched prefixes (one of /0 to /7 a round),
+ * and for each the first line whose entry overlaps it (bb_entry_overlaps()), or none.
+ */
+static void test_notes_random(void)
+{
+	char path[] = "/tmp/bb_test_guard.XXXXXX", first[160] = "";
+	struct bb_entry *lines = calloc(NOTES_LINES, sizeof(*lines));
+	__u64 rng = 0x6775617264;
+	int fd = mkstemp(path), round, right = 0;
+
+	for (round = 0; round < NOTES_ROUNDS && fd >= 0 && lines; round++)
+		right += notes_round(&rng, path, lines, first, sizeof(first));
+	tap_result(right == NOTES_ROUNDS, "guard: random prefixes: each watched one noted at "
+		   "the first line that overlaps it, or none", "%d of %d rounds right; %s", right,
+		   NOTES_ROUNDS, first);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	free(lines);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -211,5 +308,6 @@ int main(int argc, char **argv)
 	test_overlaps();
 	test_collect();
 	test_list_notes();
+	test_notes_random();
 	return tap_finish();
 }

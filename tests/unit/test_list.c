@@ -1223,6 +1223,19 @@ static void random_plain_line(__u64 *rng, char *out, size_t *len)
 		for (i = 0; i < n; i++)
 			out[i] = i % 10 == 9 ? '.' : 'x';
 		break;
+	case 3:		/* digits and dots alone: quads with leading zeros, parts missing
+			 * or too many, empty parts, four-digit parts */
+		n = 0;
+		for (i = 0; i < 3 + (r >> 8) % 3; i++) {	/* 3 to 5 parts of 0 to 4 digits */
+			size_t d, digits = splitmix64(rng) % 8 ? 1 + splitmix64(rng) % 3 :
+					   splitmix64(rng) % 5;
+
+			if (i)
+				out[n++] = '.';
+			for (d = 0; d < digits; d++)
+				out[n++] = (char)('0' + splitmix64(rng) % (d ? 10 : r & 0x800 ? 3 : 10));
+		}
+		break;
 	default:	/* anything of name bytes, 1..40 */
 		n = 1 + (r >> 8) % 40;
 		for (i = 0; i < n; i++)

@@ -81,7 +81,7 @@ static int cmd_build(int argc, char **argv)
 	struct load_opts o;
 	struct load_run run = {
 		.o = &o, .lopts = { .report = stderr, .report_max = 20 },
-		.fmap = { .fd = -1 }, .lock = -1, .bbf_index = -1,
+		.fmap = { .fd = -1 }, .lock = -1, .bbf_index = -1, .index_file = { .fd = -1 },
 	};
 	int ret = load_parse_args(&cmd_build_def, argc, argv, &o), err, i;
 	struct bb_block *image = NULL;

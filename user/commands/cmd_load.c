@@ -32,9 +32,11 @@
 static void *instance_worker(void *arg)
 {
 	struct instance_job *job = arg;
+	struct timespec t0;
 	char said[256];
 	int restored;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* pins deleted by hand: back from the programs and links that hold them */
 	restored = bb_instance_repair(bb_opts.pin_dir, said, sizeof(said));
 	if (restored > 0)
@@ -49,6 +51,7 @@ static void *instance_worker(void *arg)
 		job->err = bb_instance_create(bb_opts.pin_dir, &job->inst, job->families);
 		job->created = !job->err;
 	}
+	job->seconds = load_elapsed(&t0);
 	return NULL;
 }
 
@@ -76,9 +79,12 @@ static void instance_join(struct load_run *run)
 /* 2. The instance: the pinned one, or the programs just loaded and pinned. */
 static int open_instance(struct load_run *run)
 {
+	struct timespec t0;
 	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	instance_join(run);
+	run->t_wait = load_elapsed(&t0);
 	err = run->ij.err;
 	if (err && run->ij.tried_create)
 		return err;	/* bb_instance_create() said why */
@@ -575,8 +581,13 @@ static void write_index(struct load_run *run)
 		return;
 	}
 	err = load_index(run, sources, &n_src, &meta);
-	err = err ?: bb_index_write_meta(&run->index, path, sources, n_src, &meta);
+	if (!err && run->index_file.fd >= 0)	/* the spool's, its records written */
+		err = bb_index_file_commit(&run->index_file, run->index_recs, sources, n_src,
+					   &meta);
+	else
+		err = err ?: bb_index_write_meta(&run->index, path, sources, n_src, &meta);
 	if (err) {
+		bb_index_file_abort(&run->index_file);
 		unlink(path);
 		pr_warn("the key index could not be written (%s): check cannot say which list "
 			"holds a hit\n", strerror(-err));
@@ -633,6 +644,21 @@ static void write_loaded(struct load_run *run)
 	json_decref(j);
 }
 
+/*
+ * -d: where the time went, step by step (docs/BENCHMARKS.md, "Where each second and
+ * each MiB goes"). The programs load (and, on a first load, verify) in a thread of
+ * their own during the parse; waited is what the load then waited for them.
+ */
+static void report_steps(const struct load_run *run)
+{
+	if (!bb_msg.debug)
+		return;
+	pr_info("steps: parse %.3fs; index %.3fs; programs %.3fs in their thread, waited "
+		"%.3fs; filter %.3fs; attach and swap %.3fs; index written %.3fs\n",
+		run->t_parse, run->t_index, run->ij.seconds, run->t_wait, run->t_bits,
+		run->t_push, run->t_commit);
+}
+
 /* The lists' sizes, for the progress line (a stream's is not known: 0). */
 static __u64 lists_bytes(const struct list_args *la)
 {
@@ -670,7 +696,7 @@ static int cmd_load(int argc, char **argv)
 		.ij = { .inst = { .filters_fd = -1, .stats_fd = -1, .prog_fd = -1,
 				  .tc_ingress_fd = -1, .tc_egress_fd = -1,
 				  .xdp_reset_fd = -1 } },
-		.fmap = { .fd = -1 },
+		.fmap = { .fd = -1 }, .index_file = { .fd = -1 },
 	};
 	int ret = load_parse_args(&cmd_load_def, argc, argv, &o), err;
 	char allow_path[512], guard_path[512];
@@ -708,6 +734,7 @@ static int cmd_load(int argc, char **argv)
 	instance_start(&run);
 	bb_progress_start(lists_bytes(&o.lists));
 	err = load_parse_lists(&run);
+	err = err ?: load_index_spool(&run);
 	err = err ?: open_instance(&run);
 	err = err ?: merge_config(&run);
 	err = err ?: (run.from_bbf ? bbf_copy(&run) : load_build_filter(&run));
@@ -725,11 +752,16 @@ static int cmd_load(int argc, char **argv)
 			reload_refusal_save(&run.refusal);
 		ret = BB_EXIT_ERROR;
 	} else {
+		struct timespec t0;
+
 		reload_refusal_clear();
 		bb_fault_point("swapped");	/* live, its index and loaded.json not written */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		write_index(&run);
+		run.t_commit = load_elapsed(&t0);
 		write_loaded(&run);
 		load_report_filter(&run);
+		report_steps(&run);
 		if (bb_attachments(bb_opts.pin_dir, att, 1) == 0)
 			pr_info("staged under %s, attached nowhere: load -i IFACE attaches it\n",
 				bb_opts.pin_dir);
@@ -744,6 +776,8 @@ static int cmd_load(int argc, char **argv)
 	free(run.tallies);
 	free(run.file_counts);
 	bbf_close(&run.bbf);
+	bb_spool_free(run.spool);
+	bb_index_file_abort(&run.index_file);	/* a run that failed before the commit */
 	bb_index_free(&run.index);
 	for (i = 0; i < BB_INDEX_MAX_SOURCES; i++)
 		free(run.part_base[i]);

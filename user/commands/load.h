@@ -97,6 +97,7 @@ struct instance_job {
 	unsigned int families;	/* the program families the hooks need */
 	bool tried_create, created;
 	int err;
+	double seconds;		/* how long it took (a first load: the verifier's time) */
 };
 
 /* One run of load: what every step reads and leaves for the next. */
@@ -122,6 +123,13 @@ struct load_run {
 	bool from_bbf;
 	int bbf_index;		/* its place among the lists */
 	struct bb_index index;	/* the key index, written after the swap */
+	/* streamed with the index: one pass, the records spooled (filter.h); the index
+	 * sorted into index_file before the build, committed after the swap */
+	struct bb_spool *spool;
+	struct bb_index_file index_file;
+	__u64 index_recs;
+	int index_err;		/* why index_file is not whole, or 0 */
+	double t_index, t_bits, t_wait, t_commit;	/* the steps inside build, for -d */
 	size_t *part_base[BB_INDEX_MAX_SOURCES];	/* streamed: each list's parts' first
 							 * lines, for the index */
 	size_t n_parts[BB_INDEX_MAX_SOURCES];
@@ -149,6 +157,13 @@ int load_parse_lists(struct load_run *run);
 /* A filter file's line in the summary, and its object in the JSON's files. */
 void load_report_bbf(struct load_run *run, const char *path);
 int load_build_filter(struct load_run *run);
+/*
+ * A one-pass streamed load's plan and index (the spool's buckets sorted and written
+ * to the index file), before the build: on a first load, while the programs are
+ * still being verified. A spool that could not be written is dropped, the build
+ * then parsing the lists again (two passes). 0, or the plan's error.
+ */
+int load_index_spool(struct load_run *run);
 /* The key index of what run built (streamed records rebased, or one more pass), with
  * the lists' names and the index's header. */
 int load_index(struct load_run *run, const char **sources, unsigned int *n_src,

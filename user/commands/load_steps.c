@@ -5,6 +5,7 @@
  * memory for build); its key index. The commands call these; they never call each
  * other.
  */
+#define _GNU_SOURCE	/* O_TMPFILE: the spool's file, gone with the process */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,8 +15,10 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "outfile.h"
 #include "progress.h"
 #include "reader.h"
+#include "state.h"
 
 /* --stream auto: lists this large in all are streamed, smaller ones held in memory */
 #define STREAM_MIN_BYTES	(1U << 20)
@@ -63,19 +66,34 @@ static bool want_stream(enum stream_when when, const struct list_args *la)
 	return when == STREAM_ALWAYS || total >= STREAM_MIN_BYTES;
 }
 
-/* The first pass of a streamed load: each parse thread tallies on its own. */
-static void tally_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
-{
-	bb_key_tally_entry(&((struct bb_key_tally *)ctx)[thread], e);
-}
-
-/* The second pass: each entry's keys set in the new map as it is parsed. */
+/* A pass of a streamed load over one list. */
 struct stream_pass {
-	struct bb_filter_stream *stream;
+	struct bb_filter_stream *stream;	/* the second pass's */
 	struct load_run *run;
 	unsigned int src;	/* the list being scanned */
 	size_t lines;		/* its lines in the parts so far */
 };
+
+/*
+ * The first pass of a streamed load: each parse thread tallies on its own; with the
+ * spool, each entry's keys are hashed and spooled too, and there is no second pass.
+ */
+static void tally_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
+{
+	struct load_run *run = ((struct stream_pass *)ctx)->run;
+
+	bb_key_tally_entry(&run->tallies[thread], e);
+	if (run->spool)
+		bb_spool_add(run->spool, thread, e);
+}
+
+static void tally_part(void *ctx, unsigned int thread, size_t part)
+{
+	struct load_run *run = ((struct stream_pass *)ctx)->run;
+
+	if (run->spool)
+		bb_spool_part(run->spool, thread, part);
+}
 
 static void stream_entry(void *ctx, unsigned int thread, const struct bb_entry *e)
 {
@@ -109,8 +127,45 @@ static void stream_part_lines(void *ctx, size_t part, size_t lines)
 }
 
 /*
- * 1. Every list parsed (or, streamed, scanned: counted and reported, nothing kept),
- * each one's summary printed. Nothing live is touched.
+ * The spool's file: unnamed in the state directory, so that it goes with the process
+ * however that ends. Where the file system has no O_TMPFILE, a name unlinked at once
+ * (a kill in between leaves index.bin.tmp, which the next command sweeps).
+ */
+static int spool_file(void)
+{
+	char path[512];
+	int fd = open(bb_state_dir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd >= 0 ? fd : -errno;
+	if (bb_state_path(path, sizeof(path), BB_STATE_INDEX ".tmp"))
+		return -ENAMETOOLONG;
+	fd = bb_tmp_open(path, 0600);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/*
+ * A streamed load that keeps the index parses its lists once: the spool (filter.h).
+ * Without one (--no-index, build, no spool file), the lists are parsed twice.
+ */
+static void spool_start(struct load_run *run)
+{
+	int fd, err;
+
+	if (!run->streamed || run->o->no_index || run->o->build)
+		return;
+	fd = spool_file();
+	err = fd < 0 ? fd : bb_spool_begin(&run->filter, fd, &run->fopts, &run->spool);
+	if (err && bb_msg.debug)
+		pr_info("no spool in %s (%s): the lists are parsed twice\n", bb_state_dir(),
+			strerror(-err));
+}
+
+/*
+ * 1. Every list parsed (or, streamed, scanned: counted and reported, nothing kept but
+ * the spool's records), each one's summary printed. Nothing live is touched.
  */
 int load_parse_lists(struct load_run *run)
 {
@@ -129,9 +184,12 @@ int load_parse_lists(struct load_run *run)
 			pr_err("out of memory\n");
 			return -ENOMEM;
 		}
+		spool_start(run);
 	}
 	for (i = 0; i < la->n; i++) {
-		struct bb_list_sink sink = { .entry = tally_entry, .ctx = run->tallies };
+		struct stream_pass sp = { .run = run, .src = la->v[i].read.source };
+		struct bb_list_sink sink = { .entry = tally_entry, .part = tally_part,
+					     .part_lines = stream_part_lines, .ctx = &sp };
 
 		run->lopts.entries_before = load_entries_read(&run->list.counts);
 		struct bb_list_counts fc;
@@ -250,6 +308,52 @@ static int stream_build(struct load_run *run)
 	return err ?: end;
 }
 
+static void build_error(int err)
+{
+	if (err == -E2BIG)
+		pr_err("the list is too large or its prefix lengths too spread to build a "
+		       "bounded filter\n");
+	else if (err && err != -ESTALE)
+		pr_err("cannot build the filter: %s\n", strerror(-err));
+}
+
+int load_index_spool(struct load_run *run)
+{
+	struct timespec t0;
+	char path[512];
+	int err;
+
+	if (!run->spool)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = bb_spool_plan(run->spool, &run->tally, run->part_base, run->n_parts,
+			    BB_INDEX_MAX_SOURCES);
+	if (err) {
+		build_error(err);
+		return err;
+	}
+	run->index_err = bb_spool_error(run->spool);
+	if (!run->index_err) {
+		run->index_err = bb_state_path(path, sizeof(path), BB_STATE_INDEX);
+		run->index_err = run->index_err ?: bb_index_file_create(&run->index_file, path);
+		run->index_err = run->index_err ?: bb_spool_index(run->spool, &run->index_file,
+								  &run->index_recs);
+	}
+	if (bb_spool_error(run->spool)) {
+		/* records lost (a full state directory): two passes, as without a spool */
+		if (bb_msg.debug)
+			pr_info("the spool could not be written (%s): the lists are parsed "
+				"again\n", strerror(-bb_spool_error(run->spool)));
+		bb_index_file_abort(&run->index_file);
+		bb_spool_free(run->spool);
+		run->spool = NULL;
+		run->index_err = 0;
+	}
+	run->t_index = load_elapsed(&t0);
+	run->t_build += run->t_index;
+	return 0;
+}
+
 /* 4. Build, setting the bits straight into the new map. */
 int load_build_filter(struct load_run *run)
 {
@@ -262,16 +366,23 @@ int load_build_filter(struct load_run *run)
 		run->fopts.blocks_alloc = bb_filter_map_blocks;
 		run->fopts.blocks_ctx = &run->fmap;
 	}
-	if (run->streamed)
+	if (run->spool) {
+		err = bb_spool_build(run->spool, &run->tally, &run->fopts,
+				     run->index_file.fd >= 0 ? &run->index_file : NULL,
+				     &run->repeats);
+		/* its records are the index's now, or lost with it: the spool goes */
+		bb_spool_free(run->spool);
+		run->spool = NULL;
+		if (run->index_err)
+			bb_index_file_abort(&run->index_file);
+	} else if (run->streamed) {
 		err = stream_build(run);
-	else
+	} else {
 		err = bb_filter_build(&run->filter, &run->list, &run->fopts);
-	if (err == -E2BIG)
-		pr_err("the list is too large or its prefix lengths too spread to build a "
-		       "bounded filter\n");
-	else if (err && err != -ESTALE)
-		pr_err("cannot build the filter: %s\n", strerror(-err));
-	run->t_build = load_elapsed(&t0);
+	}
+	build_error(err);
+	run->t_bits = load_elapsed(&t0);
+	run->t_build += run->t_bits;
 	return err;
 }
 
@@ -294,6 +405,8 @@ int load_index(struct load_run *run, const char **sources, unsigned int *n_src,
 					.generation = run->filter.hdr.generation,
 					.map_id = run->filter.allow_hdr.map_id,
 					.fp = run->fopts.fpr ? run->fopts.fpr : BB_FPR_DEFAULT };
+	if (run->index_file.fd >= 0 || run->index_err)
+		return run->index_err;	/* the spool's: sorted and written before the build */
 	if (run->streamed)
 		return run->index.err ?: bb_index_rebase(&run->index, run->part_base, run->n_parts,
 							 BB_INDEX_MAX_SOURCES);

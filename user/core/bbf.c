@@ -38,26 +38,6 @@ bool bbf_is(const char *path)
 	return is;
 }
 
-/* Write all of buf at offset, or -errno. */
-static int write_at(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
 int bbf_write(const char *path, const struct bb_block *image, __u64 image_bytes,
 	      const char *sources_json)
 {
@@ -105,12 +85,12 @@ int bbf_write_index(const char *path, const struct bb_block *image, __u64 image_
 		return fd;
 	/* the gaps are zero: the file is sized first, then the parts written in place */
 	err = ftruncate(fd, (off_t)hdr.file_size) ? -errno : 0;
-	err = err ?: write_at(fd, &hdr, sizeof(hdr), 0);
-	err = err ?: write_at(fd, sec, n_sec * sizeof(sec[0]), sizeof(hdr));
-	err = err ?: write_at(fd, image, image_bytes, (off_t)sec[0].offset);
-	err = err ?: write_at(fd, sources_json, sources_len, (off_t)sec[1].offset);
+	err = err ?: bb_pwrite_all(fd, &hdr, sizeof(hdr), 0);
+	err = err ?: bb_pwrite_all(fd, sec, n_sec * sizeof(sec[0]), sizeof(hdr));
+	err = err ?: bb_pwrite_all(fd, image, image_bytes, (off_t)sec[0].offset);
+	err = err ?: bb_pwrite_all(fd, sources_json, sources_len, (off_t)sec[1].offset);
 	if (index)
-		err = err ?: write_at(fd, index, index_len, (off_t)sec[2].offset);
+		err = err ?: bb_pwrite_all(fd, index, index_len, (off_t)sec[2].offset);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -406,6 +406,82 @@ int bb_index_entry_text(const struct bb_entry *query, const struct bb_index_rec 
 			__u64 seed, char *out, size_t size);
 
 /*
+ * A streamed build in one pass (filter_spool.c), for a load that keeps the key index.
+ * The two passes above parse every list twice, because the filter's size is known
+ * only once every entry is counted; the index's records hold every key's hash
+ * anyway. So each key is hashed as its entry is parsed, and its record written to a
+ * spool in 256 buckets by the hash's top byte; prefixes whose keys depend on the plan
+ * (longer than /16, shorter than a whole address) wait in it for the plan. After the
+ * pass: bb_spool_plan() plans from the tally, adds the waiting prefixes' keys and
+ * makes every line the file's; bb_spool_index() sorts a bucket at a time into the
+ * index file; bb_spool_build() sizes the filter and sets each bucket's bits, from
+ * the index file where it holds them, else from the spool. The image is the two-pass
+ * build's, byte for byte; memory holds a bucket or two a thread, the spool file the
+ * records (16 bytes a key, as the index itself).
+ */
+struct bb_spool;
+
+/*
+ * The index file written in place: created at PATH.tmp, its records written from
+ * BB_INDEX_RECS_OFFSET on, then the sources and, last, the header, and renamed over
+ * path. Open for reading too: a build reads the records back for the bits.
+ */
+#define BB_INDEX_RECS_OFFSET	128
+
+struct bb_index_file {
+	int fd;
+	char tmp[4096], path[4096];
+};
+
+int bb_index_file_create(struct bb_index_file *f, const char *path);
+/* n_recs records written: the sources after them, the header, renamed. 0 or -errno. */
+int bb_index_file_commit(struct bb_index_file *f, __u64 n_recs, const char *const *sources,
+			 unsigned int n_sources, const struct bb_index_meta *m);
+/* Closed and removed (no index: a reader keeps the old one, of another filter). */
+void bb_index_file_abort(struct bb_index_file *f);
+
+/*
+ * fd: an empty file, the spool's from now on (closed by bb_spool_free()), written at
+ * offsets up to 2^43 (sparse): best unnamed (O_TMPFILE) in memory (tmpfs). The seed
+ * is fixed here (opts->seed, or random); opts->threads bounds the thread numbers of
+ * bb_spool_add() and bb_spool_part(), as for bb_filter_stream_begin(). 0 or -ENOMEM.
+ */
+int bb_spool_begin(struct bb_filter *filter, int fd, const struct bb_filter_opts *opts,
+		   struct bb_spool **spool);
+/* e's keys hashed and their records spooled (an allowlist entry's keys kept aside). */
+void bb_spool_add(struct bb_spool *spool, unsigned int thread, const struct bb_entry *e);
+/* The part (its ordinal in the file) whose entries come next on thread. */
+void bb_spool_part(struct bb_spool *spool, unsigned int thread, size_t part);
+/*
+ * After the pass: the probe lengths planned from tally (-EINVAL, -E2BIG as the
+ * two-pass build's), the keys of the prefixes that waited added, and the lines of
+ * every record to be made the files' by base and parts (as bb_index_rebase()'s).
+ * A spool that could not be written (a full directory) is no error here: see
+ * bb_spool_error().
+ */
+int bb_spool_plan(struct bb_spool *spool, const struct bb_key_tally *tally,
+		  size_t *const *base, const size_t *parts, unsigned int n_src);
+/* 0, or why the spool lost records (-ENOSPC, -EFBIG, -EIO, -ENOMEM): it builds nothing. */
+int bb_spool_error(const struct bb_spool *spool);
+/*
+ * Every bucket sorted (bb_index_sort()'s order) and written to f, then freed from the
+ * spool; *n_recs, the records. -errno: f is not whole (abort it after the build, not
+ * before: the buckets written are in f alone), what was not written still in the
+ * spool.
+ */
+int bb_spool_index(struct bb_spool *spool, struct bb_index_file *f, __u64 *n_recs);
+/*
+ * The filter: config and flags from opts, sized for the keys tallied, its blocks
+ * (opts->blocks_alloc), the allowlist, each key's bits. f: the index file
+ * bb_spool_index() wrote to, whole or not, or NULL when it was not called. *repeats
+ * as bb_filter_stream_end()'s. 0 or -errno.
+ */
+int bb_spool_build(struct bb_spool *spool, const struct bb_key_tally *tally,
+		   const struct bb_filter_opts *opts, const struct bb_index_file *f,
+		   __u64 *repeats);
+void bb_spool_free(struct bb_spool *spool);
+
+/*
  * Live add and delete (filter_live.c): the live map, writable; the index, in memory;
  * the counting shadow, a 4-bit count a bit of the blocks. bb_live_add() and
  * bb_live_del() stage, bb_live_commit() changes the map and writes index and shadow.

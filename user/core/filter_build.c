@@ -53,7 +53,7 @@ void addr_step(__u8 *addr, unsigned int bytes, unsigned int plen)
  * another thread set in between makes the key look fresh: that only moves the
  * approximate repeat count.
  */
-static bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic)
+bool block_set_fresh(struct bb_block *blk, __u64 h, __u32 k, bool atomic)
 {
 	__u64 m[BB_WORDS], fresh = 0;
 	__u32 w;
@@ -94,6 +94,10 @@ static void key_push(struct build_job *job, __u64 h, enum bb_key_kind kind)
 {
 	unsigned int b = h >> (64 - SORT_BUCKET_BITS);
 
+	if (job->spool) {
+		spool_record(job, h, kind);	/* its bits once the filter is sized */
+		return;
+	}
 	if (job->index) {
 		index_push(job, h, kind);
 		if (job->index_only)
@@ -137,11 +141,22 @@ static void add_ip(struct build_job *job, const struct bb_entry *e)
 			__atomic_fetch_or(&table[i / BB_BLOCK_BITS].words[i % BB_BLOCK_BITS / 64],
 					  1ULL << (i % 64), __ATOMIC_RELAXED);
 		job->flags |= v4 ? BB_HDR_F_V4_SHORT : BB_HDR_F_V6_SHORT;
-		if (job->index)
+		if (job->spool)
+			spool_record(job, bb_prefix_hash(e, job->seed), v4 ? BB_KEY_IP4 : BB_KEY_IP6);
+		else if (job->index)
 			index_push(job, bb_prefix_hash(e, job->seed), v4 ? BB_KEY_IP4 : BB_KEY_IP6);
 		return;
 	}
 	l = plen_for(plan, p);
+	if (job->defer) {
+		/* no plan yet: the longest length listed is always probed, so a whole
+		 * address is its own key; a shorter prefix waits for the plan */
+		if (p != bytes * 8) {
+			spool_defer(job, e);
+			return;
+		}
+		l = p;
+	}
 	count = 1ULL << (l - p);
 	for (i = 0; i < count; i++) {
 		if (v4) {

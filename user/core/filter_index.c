@@ -125,14 +125,22 @@ int bb_index_append(struct bb_index *to, struct bb_index *from)
 	return 0;
 }
 
-/* The index's order: by hash, then by list and line (a key's first listing first). */
+/*
+ * The index's order: by hash, then by list and line (a key's first listing first),
+ * then kind and form, so that records of equal bytes are the only ties: the file is
+ * the same whatever order the records came in.
+ */
 static int rec_before(const struct bb_index_rec *a, const struct bb_index_rec *b)
 {
 	if (a->h != b->h)
 		return a->h < b->h;
 	if (a->src != b->src)
 		return a->src < b->src;
-	return a->line < b->line;
+	if (a->line != b->line)
+		return a->line < b->line;
+	if (a->kind != b->kind)
+		return a->kind < b->kind;
+	return a->form < b->form;
 }
 
 static int rec_cmp(const void *pa, const void *pb)
@@ -206,6 +214,43 @@ int bb_index_sort(struct bb_index *x)
 {
 	radix_sort(x->recs, x->n, 7);
 	return 0;
+}
+
+#define BUCKET_DIGIT_BITS	11	/* two LSD passes over bits 34..55 */
+#define BUCKET_DIGIT_LOW	34
+#define BUCKET_DIGIT(h, d)	(((h) >> (BUCKET_DIGIT_LOW + BUCKET_DIGIT_BITS * (d))) & \
+				 ((1U << BUCKET_DIGIT_BITS) - 1))
+
+struct bb_index_rec *index_sort_bucket(struct bb_index_rec *r, size_t n,
+				       struct bb_index_rec *scratch)
+{
+	size_t count[2][1U << BUCKET_DIGIT_BITS] = { { 0 } }, i, j, sum;	/* 32 KiB */
+	unsigned int d, b;
+
+	for (i = 0; i < n; i++) {
+		count[0][BUCKET_DIGIT(r[i].h, 0)]++;
+		count[1][BUCKET_DIGIT(r[i].h, 1)]++;
+	}
+	for (d = 0; d < 2; d++) {
+		for (b = 0, sum = 0; b < 1U << BUCKET_DIGIT_BITS; b++) {
+			size_t c = count[d][b];
+
+			count[d][b] = sum;
+			sum += c;
+		}
+	}
+	for (i = 0; i < n; i++)
+		scratch[count[0][BUCKET_DIGIT(r[i].h, 0)]++] = r[i];
+	for (i = 0; i < n; i++)
+		r[count[1][BUCKET_DIGIT(scratch[i].h, 1)]++] = scratch[i];
+	/* by their top 30 bits now; those alike (rare, or one key listed many times) in full */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && r[j].h >> BUCKET_DIGIT_LOW == r[i].h >> BUCKET_DIGIT_LOW; j++)
+			;
+		if (j - i > 1)
+			radix_sort(r + i, j - i, 4);
+	}
+	return r;
 }
 
 int bb_index_rebase(struct bb_index *x, size_t *const *base, const size_t *parts,
@@ -304,7 +349,8 @@ struct index_file_header {
 
 #define INDEX_F_EPOCH	1U	/* epoch is written (an older index has zeros there) */
 
-_Static_assert(sizeof(struct index_file_header) == 128, "the index header is 128 bytes");
+_Static_assert(sizeof(struct index_file_header) == BB_INDEX_RECS_OFFSET,
+	       "the index header is 128 bytes, its records after it");
 _Static_assert(sizeof(struct bb_index_rec) == 16, "an index record is 16 bytes");
 
 int bb_index_write(const struct bb_index *x, const char *path, const char *const *sources,
@@ -356,6 +402,49 @@ int bb_index_write_meta(const struct bb_index *x, const char *path, const char *
 	if (fclose(f) && !err)
 		err = -errno;
 	return bb_tmp_commit(tmp, path, err);
+}
+
+int bb_index_file_create(struct bb_index_file *f, const char *path)
+{
+	f->fd = -1;
+	if (snprintf(f->path, sizeof(f->path), "%s", path) >= (int)sizeof(f->path) ||
+	    snprintf(f->tmp, sizeof(f->tmp), "%s.tmp", path) >= (int)sizeof(f->tmp))
+		return -ENAMETOOLONG;
+	f->fd = bb_tmp_open(f->tmp, 0600);
+	return f->fd < 0 ? f->fd : 0;
+}
+
+int bb_index_file_commit(struct bb_index_file *f, __u64 n_recs, const char *const *sources,
+			 unsigned int n_sources, const struct bb_index_meta *m)
+{
+	struct bb_index x = { .n = n_recs };
+	struct index_file_header h;
+	off_t at = (off_t)(sizeof(h) + n_recs * sizeof(struct bb_index_rec));
+	unsigned int i;
+	int err = 0;
+
+	meta_header(&h, &x, sources, n_sources, m);
+	for (i = 0; !err && i < n_sources; i++) {
+		size_t len = strlen(sources[i]) + 1;
+
+		err = bb_pwrite_all(f->fd, sources[i], len, at);
+		at += (off_t)len;
+	}
+	/* the header last: a file cut short before it is no index a reader takes */
+	err = err ?: bb_pwrite_all(f->fd, &h, sizeof(h), 0);
+	if (close(f->fd) && !err)
+		err = -errno;
+	f->fd = -1;
+	return bb_tmp_commit(f->tmp, f->path, err);
+}
+
+void bb_index_file_abort(struct bb_index_file *f)
+{
+	if (f->fd < 0)
+		return;
+	close(f->fd);
+	f->fd = -1;
+	unlink(f->tmp);
 }
 
 int bb_index_bytes(const struct bb_index *x, const char *const *sources, unsigned int n_sources,

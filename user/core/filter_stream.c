@@ -89,6 +89,34 @@ static __u64 expanded_keys(const __u64 *counts, unsigned int width,
 	return keys;
 }
 
+__u64 stream_shape(struct bb_filter *filter, const struct bb_key_tally *tally,
+		   const struct bb_filter_opts *opts)
+{
+	unsigned int p;
+	__u64 keys;
+
+	filter_config(filter, opts);
+	filter->keys_by_kind[BB_KEY_IP4] = expanded_keys(tally->v4_plens, 32, &filter->v4);
+	filter->keys_by_kind[BB_KEY_IP6] = expanded_keys(tally->v6_plens, 128, &filter->v6);
+	filter->keys_by_kind[BB_KEY_NAME] = tally->names + tally->exact_only;
+	filter->keys_by_kind[BB_KEY_NAME_PARENT] = tally->names + tally->parents_only;
+	filter->keys_by_kind[BB_KEY_URL] = tally->urls;
+	for (p = 0, keys = 0; p < BB_KEY_KIND_MAX; p++)
+		keys += filter->keys_by_kind[p];
+	/* the flags the in-memory build sets as it meets the entries */
+	for (p = 0; p <= BB_SHORT_PLEN; p++) {
+		if (tally->v4_plens[p])
+			filter->hdr.flags |= BB_HDR_F_V4_SHORT;
+		if (tally->v6_plens[p])
+			filter->hdr.flags |= BB_HDR_F_V6_SHORT;
+	}
+	if (tally->names || tally->parents_only || tally->exact_only)
+		filter->hdr.flags |= BB_HDR_F_NAMES;
+	if (tally->urls)
+		filter->hdr.flags |= BB_HDR_F_URLS;
+	return keys;
+}
+
 /*
  * Threads set bits without atomics: a locked OR per word serialises the memory
  * pipeline, and with it a 2-thread build ran no faster than 1. Thread 0 sets its
@@ -111,7 +139,7 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 			   const struct bb_filter_opts *opts, struct bb_filter_stream **out)
 {
 	double fpr = opts->fpr > 0 ? opts->fpr : BB_FPR_DEFAULT;
-	unsigned int threads = build_threads(opts->threads), t, p;
+	unsigned int threads = build_threads(opts->threads), t;
 	struct bb_filter_stream *stream;
 	__u64 seed, keys;
 	int err;
@@ -125,25 +153,7 @@ int bb_filter_stream_begin(struct bb_filter *filter, const struct bb_key_tally *
 	err = err ?: bb_plen_plan_make(tally->v6_plens, 128, &filter->v6);
 	if (err)
 		return err;
-	filter_config(filter, opts);
-	filter->keys_by_kind[BB_KEY_IP4] = expanded_keys(tally->v4_plens, 32, &filter->v4);
-	filter->keys_by_kind[BB_KEY_IP6] = expanded_keys(tally->v6_plens, 128, &filter->v6);
-	filter->keys_by_kind[BB_KEY_NAME] = tally->names + tally->exact_only;
-	filter->keys_by_kind[BB_KEY_NAME_PARENT] = tally->names + tally->parents_only;
-	filter->keys_by_kind[BB_KEY_URL] = tally->urls;
-	for (p = 0, keys = 0; p < BB_KEY_KIND_MAX; p++)
-		keys += filter->keys_by_kind[p];
-	/* the flags the in-memory build sets as it meets the entries */
-	for (p = 0; p <= BB_SHORT_PLEN; p++) {
-		if (tally->v4_plens[p])
-			filter->hdr.flags |= BB_HDR_F_V4_SHORT;
-		if (tally->v6_plens[p])
-			filter->hdr.flags |= BB_HDR_F_V6_SHORT;
-	}
-	if (tally->names || tally->parents_only || tally->exact_only)
-		filter->hdr.flags |= BB_HDR_F_NAMES;
-	if (tally->urls)
-		filter->hdr.flags |= BB_HDR_F_URLS;
+	keys = stream_shape(filter, tally, opts);
 
 	/* the allowlist, with room for every key tallied: its size goes into the map's */
 	err = allow_table_init(filter, tally, bb_allow_blocks_for(tally->allow_keys));

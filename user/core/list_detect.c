@@ -369,6 +369,23 @@ static enum bb_list_format vote(const struct sample *sm, struct fmt_conf *c)
 	return BB_FORMAT_PLAIN;
 }
 
+/* conf->watch_first: each first byte an address of a watched prefix may start with. */
+static void watch_first_bytes(struct fmt_conf *conf)
+{
+	unsigned int i, b;
+
+	for (i = 0; i < conf->n_watch; i++) {
+		const struct bb_entry *w = &conf->watch[i];
+		unsigned int family = w->kind == BB_ENTRY_IP6, span;
+
+		if (w->kind != BB_ENTRY_IP4 && w->kind != BB_ENTRY_IP6)
+			continue;
+		span = w->plen < 8 ? 1U << (8 - w->plen) : 1;
+		for (b = w->addr[0] & ~(span - 1); b < (w->addr[0] & ~(span - 1)) + span; b++)
+			conf->watch_first[family][b / 64] |= 1ULL << (b % 64);
+	}
+}
+
 int fmt_detect(const char *head, size_t len, bool whole, const struct bb_file_opts *opts,
 	       struct fmt_conf *conf, const char **why)
 {
@@ -385,6 +402,7 @@ int fmt_detect(const char *head, size_t len, bool whole, const struct bb_file_op
 	conf->refuse_wide = opts->refuse_wide;
 	conf->watch = opts->watch;
 	conf->n_watch = opts->n_watch < BB_WATCH_MAX ? opts->n_watch : BB_WATCH_MAX;
+	watch_first_bytes(conf);
 	conf->column_given = opts->column != NULL;
 	sample_lines(head, len, whole, sm);
 	conf->format = opts->format != BB_FORMAT_AUTO ? opts->format : vote(sm, conf);

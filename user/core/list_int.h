@@ -184,6 +184,12 @@ struct fmt_conf {
 	bool refuse_wide;
 	const struct bb_entry *watch;
 	unsigned int n_watch;
+	/*
+	 * The first bytes of the addresses watch covers, a bit each, per family (IPv4,
+	 * IPv6): an entry of /8 or longer whose first byte has no bit overlaps none of
+	 * them, and is not compared with each (most lines of an address list).
+	 */
+	__u64 watch_first[2][4];
 };
 
 /* A format needs its lines in order, in one part (its state spans lines). */

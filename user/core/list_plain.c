@@ -285,28 +285,33 @@ static const __u8 plain_class[256] = {
 	['-'] = PLAIN_NAME | PLAIN_RANGE | PLAIN_DASH, ['_'] = PLAIN_NAME,
 };
 
-/* A strict dotted quad as inet_pton() reads it; false: anything else. */
+/*
+ * A strict dotted quad as inet_pton() reads it; false: anything else. Four parts of
+ * one to three digits, no leading zero, none above 255, a dot between them, nothing
+ * after: an octet at a time, since most lines of an address list come here.
+ */
 static bool plain_ip4(const char *s, size_t len, struct bb_entry *e)
 {
-	unsigned int part = 0, digits = 0, value = 0;
-	size_t i;
+	const char *p = s, *end = s + len;
+	unsigned int part, v;
 
 	memset(e, 0, sizeof(*e));
-	for (i = 0; i <= len; i++) {
-		if (i < len && is_digit(s[i])) {
-			if (digits && value == 0)
-				return false;	/* leading zero */
-			value = value * 10 + (unsigned int)(s[i] - '0');
-			if (++digits > 3 || value > 255)
-				return false;
-			continue;
-		}
-		if (!digits || part > 3 || (i < len && part == 3))
+	for (part = 0; part < 4; part++) {
+		if (part && (p == end || *p++ != '.'))
 			return false;
-		e->addr[part++] = (__u8)value;
-		digits = value = 0;
+		if (p == end || !is_digit(*p))
+			return false;
+		v = (unsigned int)(*p++ - '0');
+		if (v && p < end && is_digit(*p)) {	/* "0" is one digit: "01" is no part */
+			v = v * 10 + (unsigned int)(*p++ - '0');
+			if (p < end && is_digit(*p))
+				v = v * 10 + (unsigned int)(*p++ - '0');
+		}
+		if ((p < end && is_digit(*p)) || v > 255)
+			return false;	/* a leading zero, four digits, or past 255 */
+		e->addr[part] = (__u8)v;
 	}
-	if (part != 4)
+	if (p != end)
 		return false;
 	e->kind = BB_ENTRY_IP4;
 	e->plen = 32;
@@ -432,6 +437,13 @@ int plain_parse_line(struct bb_list *list, const char *s, size_t len,
 		list->counts.blank++;
 		return 0;
 	}
+	/*
+	 * A bare IPv4 address, most lines of an address list, is a strict dotted quad:
+	 * what parse_plain() makes of one, without classing its bytes first. Anything
+	 * else starting with a digit (a CIDR, a range, a name) goes on as before.
+	 */
+	if (is_digit(s[0]) && plain_ip4(s, len, &e))
+		return hosts && bare_sinkhole(&e) ? count_preamble(list) : add_counted(list, &e);
 	/* the fast path takes name bytes only: a line with a NUL never passes it */
 	if (parse_plain(s, len, &e, text, sizeof(text), &err, why)) {
 		if (!err && hosts && bare_sinkhole(&e))

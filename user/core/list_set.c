@@ -357,6 +357,9 @@ static int guard_check(struct bb_list *list, struct list_priv *p, const struct b
 						 "would cut this host off (load --allow-wide)"));
 	if (bb_entry_wide(e))
 		list->counts.wide_reserved++;
+	if (e->plen >= 8 && !(p->conf->watch_first[e->kind == BB_ENTRY_IP6][e->addr[0] / 64] &
+			      1ULL << (e->addr[0] % 64)))
+		return 0;	/* no watched address starts with its first byte */
 	for (i = 0; i < p->conf->n_watch && p->line; i++) {
 		if (p->watched[i].line || !bb_entry_overlaps(e, &p->conf->watch[i]))
 			continue;

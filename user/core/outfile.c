@@ -15,7 +15,8 @@ int bb_tmp_open(const char *tmp, mode_t mode)
 
 	if (unlink(tmp) && errno != ENOENT)	/* a stale one, or a link: unlink never follows */
 		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* read and write: the key index is read back as it is built in place */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -46,6 +47,43 @@ int bb_tmp_commit(const char *tmp, const char *path, int err)
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int bb_pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+int bb_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
 }
 
 int bb_json_write(json_t *j, const char *path, size_t flags)

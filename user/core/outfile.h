@@ -20,6 +20,11 @@ FILE *bb_tmp_fopen(const char *tmp, mode_t mode);
 /* tmp, written and closed (err: how that went), renamed over path, or removed: err, or -errno. */
 int bb_tmp_commit(const char *tmp, const char *path, int err);
 
+/* All of buf written at off (EINTR and short writes retried): 0, or -errno. */
+int bb_pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* len bytes read at off into buf: 0, -errno, or -EIO when the file ends before them. */
+int bb_pread_all(int fd, void *buf, size_t len, off_t off);
+
 /* j into path the same way (PATH.tmp, mode 0600, renamed): 0 or -errno. */
 int bb_json_write(json_t *j, const char *path, size_t flags);
 
