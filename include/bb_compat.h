@@ -2,7 +2,9 @@
 /*
  * What the headers compiled on both sides take from libbpf, and their userspace
  * stand-ins: __always_inline and barrier_var() (bpf_helpers.h, BPF only), the byte
- * order (bpf_endian.h, both sides).
+ * order (bpf_endian.h, both sides); and the two idioms every parser uses to be
+ * verified on every kernel and compiler of the matrix (docs/KERNELS.md): a bound the
+ * verifier sees (bb_bounded()) and a loop it walks once (bb_loop()).
  */
 #ifndef BB_COMPAT_H
 #define BB_COMPAT_H
@@ -11,6 +13,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #else
+#include <linux/types.h>
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
@@ -19,5 +22,62 @@
 #endif
 
 #include <bpf/bpf_endian.h>
+
+/*
+ * v & mask, done where the verifier sees it: the compiler would fold a mask it can
+ * prove a no-op into the add that follows, or drop it. Every value from a packet that
+ * moves a pointer goes through it first: a bpf_ntohs() result most of all, which the
+ * 6.1 and 6.12 verifiers know nothing of ("math between pkt pointer and register with
+ * unbounded min value"). In userspace a plain AND (its value can change: callers take
+ * an offset out of a word of flags with it).
+ */
+static __always_inline __u32 bb_bounded(__u32 v, const __u32 mask)
+{
+#ifdef __BPF__
+	asm volatile("%0 &= %1" : "+r"(v) : "i"(mask));
+#else
+	v &= mask;
+#endif
+	return v;
+}
+
+/*
+ * p - base, two pointers into one object, as a 64-bit value. With ALU32 (-mcpu=v3)
+ * clang subtracts the pointers' low halves when only 32 bits of the difference are
+ * used, which the verifier refuses ("32-bit pointer arithmetic prohibited"); the
+ * barrier keeps the whole subtraction.
+ */
+static __always_inline __u64 bb_ptr_off(const void *p, const void *base)
+{
+	__u64 d = (__u64)((const __u8 *)p - (const __u8 *)base);
+
+	barrier_var(d);
+	return d;
+}
+
+/*
+ * A loop of at most n turns of fn(i, ctx), i from 0, until fn returns 1 (0: go on);
+ * the turns taken. In BPF it is bpf_loop() (Linux 5.17): the verifier walks fn's body
+ * as a function of its own, once (6.7 and later: until its state repeats), not once a
+ * turn, so a byte walk costs its body, not its body times its bound. fn is
+ * `static inline long fn(__u32 i, void *ctx)` (inline: no warning where a file includes
+ * it unused; its address taken, it is a function of its own all the same); ctx points
+ * to the caller's stack, and what changes from turn to turn is best kept in map memory
+ * (the scratch), which the verifier does not track: then each turn is the same state.
+ * In userspace (the tests, the fuzzers, `bloomblock check`) a plain loop.
+ */
+#ifdef __BPF__
+#define bb_loop(n, fn, ctx)	bpf_loop((n), (fn), (ctx), 0)
+#else
+static inline long bb_loop(__u32 n, long (*fn)(__u32, void *), void *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (fn(i, ctx))
+			return (long)i + 1;
+	return (long)n;
+}
+#endif
 
 #endif /* BB_COMPAT_H */

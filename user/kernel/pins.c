@@ -109,37 +109,44 @@ cleanup:
 	return err;
 }
 
+/* What each family's tail-call tables hold, slot by slot (include/bloomblock.h). */
 static const struct {
 	unsigned int family;
 	const char *table, *prog;
 	__u32 slot;
-} url_tables[] = {
+} stage_tables[] = {
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_dns", BB_STAGE_DNS },
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_tls", BB_STAGE_TLS },
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_http", BB_STAGE_HTTP },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_url", BB_URL_SLOT },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_answer", BB_ANSWER_SLOT },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_reset", BB_RESET_SLOT },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_dns", BB_STAGE_DNS },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_tls", BB_STAGE_TLS },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_http", BB_STAGE_HTTP },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_reset", BB_RESET_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_ingress", BB_ANSWER_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_egress", BB_ANSWER_EGRESS_SLOT },
 };
 
-int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)
+int bb_stage_tables_fill(struct bpf_object *obj, unsigned int families)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(url_tables) / sizeof(url_tables[0]); i++) {
+	for (i = 0; i < sizeof(stage_tables) / sizeof(stage_tables[0]); i++) {
 		struct bpf_map *table;
 		struct bpf_program *prog;
 		int fd;
 
-		if (!(families & url_tables[i].family))
+		if (!(families & stage_tables[i].family))
 			continue;
-		table = bpf_object__find_map_by_name(obj, url_tables[i].table);
-		prog = bpf_object__find_program_by_name(obj, url_tables[i].prog);
+		table = bpf_object__find_map_by_name(obj, stage_tables[i].table);
+		prog = bpf_object__find_program_by_name(obj, stage_tables[i].prog);
 		fd = prog ? bpf_program__fd(prog) : -1;
 		if (!table || fd < 0)
 			return -ENOENT;
-		if (bpf_map_update_elem(bpf_map__fd(table), &url_tables[i].slot, &fd, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(table), &stage_tables[i].slot, &fd, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -188,6 +195,12 @@ static int pinned_map_fits(const struct bpf_map *map, const char *pin_dir)
 	return err;
 }
 
+/* bb_prog_maps()'s fn: the program's scratch map reused by the map in arg (a skeleton's). */
+static int reuse_scratch(int map_fd, const char *name, void *arg)
+{
+	return strcmp(name, "scratch") ? 0 : bpf_map__reuse_fd(arg, map_fd);
+}
+
 /*
  * Load the programs of families, sharing the pinned maps (libbpf reuses a map whose
  * pin path exists, and pins the others), fill their tail-call tables and pin their
@@ -209,6 +222,8 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		{ "unlisted", BB_PIN_UNLISTED },
 		{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON },
 		/* pinned, or the kernel empties the tail-call tables when we exit */
+		{ "stages_xdp", BB_PIN_STAGES_XDP },
+		{ "stages_tc", BB_PIN_STAGES_TC },
 		{ "url_xdp", BB_PIN_URL_XDP },
 		{ "url_tc", BB_PIN_URL_TC },
 	};
@@ -235,6 +250,13 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog));
 	for (i = 0; !err && i < sizeof(pins) / sizeof(pins[0]); i++)
 		err = pinned_map_fits(bpf_object__find_map_by_name(skel->obj, pins[i].map), pin_dir);
+	/*
+	 * A refill's stages read what the live entry program writes: its scratch (struct
+	 * bb_stage), not one of their own. One family at a time (bb_instance_refill()).
+	 */
+	if (!err && !pin_entries)
+		err = bb_prog_maps(families & BB_FAMILY_XDP ? inst->prog_fd : inst->tc_ingress_fd,
+				   reuse_scratch, skel->maps.scratch);
 	if (err)
 		goto cleanup;
 	err = bloomblock__load(skel);
@@ -243,7 +265,7 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		       strerror(-err));
 		goto cleanup;
 	}
-	err = bb_url_tables_fill(skel->obj, families);
+	err = bb_stage_tables_fill(skel->obj, families);
 	if (err) {
 		pr_err("cannot fill the tail-call tables: %s\n", strerror(-err));
 		goto cleanup;
@@ -328,8 +350,8 @@ static const struct { const char *map, *pin; } instance_maps[] = {
 	{ "event_bucket", BB_PIN_EVENT_BUCKET }, { "tx_via_tc", BB_PIN_TX_VIA_TC },
 	{ "confirm_ring", BB_PIN_CONFIRM_RING },
 	{ "confirmed", BB_PIN_CONFIRMED }, { "unlisted", BB_PIN_UNLISTED },
-	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "url_xdp", BB_PIN_URL_XDP },
-	{ "url_tc", BB_PIN_URL_TC },
+	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "stages_xdp", BB_PIN_STAGES_XDP },
+	{ "stages_tc", BB_PIN_STAGES_TC }, { "url_xdp", BB_PIN_URL_XDP }, { "url_tc", BB_PIN_URL_TC },
 };
 
 /* fd pinned as name where nothing is: 1 pinned, 0 there already, -errno. */
@@ -481,22 +503,25 @@ int bb_instance_repair(const char *pin_dir, char *said, size_t size)
 	return err ?: restored;
 }
 
-/* The families of inst whose tail-call table has lost its programs (BB_FAMILY_*). */
+/* The families of inst one of whose tail-call tables has lost its programs (BB_FAMILY_*). */
 static unsigned int tables_emptied(const struct bb_instance *inst)
 {
-	static const struct { unsigned int family; const char *pin; } tables[] = {
-		{ BB_FAMILY_XDP, BB_PIN_URL_XDP }, { BB_FAMILY_TC, BB_PIN_URL_TC },
+	static const struct { unsigned int family; const char *pin; __u32 slot; } tables[] = {
+		{ BB_FAMILY_XDP, BB_PIN_STAGES_XDP, BB_STAGE_DNS },
+		{ BB_FAMILY_XDP, BB_PIN_URL_XDP, BB_URL_SLOT },
+		{ BB_FAMILY_TC, BB_PIN_STAGES_TC, BB_STAGE_DNS },
+		{ BB_FAMILY_TC, BB_PIN_URL_TC, BB_URL_SLOT },
 	};
 	unsigned int families = bb_instance_families(inst), empty = 0, i;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		__u32 slot = BB_URL_SLOT, id;
+		__u32 id;
 		int fd;
 
 		if (!(families & tables[i].family))
 			continue;
 		fd = open_pin(inst->pin_dir, tables[i].pin);
-		if (fd < 0 || (bpf_map_lookup_elem(fd, &slot, &id) && errno == ENOENT))
+		if (fd < 0 || (bpf_map_lookup_elem(fd, &tables[i].slot, &id) && errno == ENOENT))
 			empty |= tables[i].family;
 		if (fd >= 0)
 			close(fd);
@@ -507,8 +532,14 @@ static unsigned int tables_emptied(const struct bb_instance *inst)
 int bb_instance_refill(struct bb_instance *inst)
 {
 	unsigned int empty = tables_emptied(inst);
+	int err = 0;
 
-	return empty ? load_families(inst, empty, false) ?: (int)empty : 0;
+	/* a family at a time: each reuses its own entry program's scratch */
+	if (empty & BB_FAMILY_XDP)
+		err = load_families(inst, BB_FAMILY_XDP, false);
+	if (!err && (empty & BB_FAMILY_TC))
+		err = load_families(inst, BB_FAMILY_TC, false);
+	return err ?: (int)empty;
 }
 
 int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
@@ -519,8 +550,10 @@ int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
 
 	said[0] = '\0';
 	for (i = 0; i < sizeof(instance_maps) / sizeof(instance_maps[0]); i++) {
-		if ((!strcmp(instance_maps[i].pin, BB_PIN_URL_XDP) && !(families & BB_FAMILY_XDP)) ||
-		    (!strcmp(instance_maps[i].pin, BB_PIN_URL_TC) && !(families & BB_FAMILY_TC)))
+		if (((!strcmp(instance_maps[i].pin, BB_PIN_STAGES_XDP) ||
+		      !strcmp(instance_maps[i].pin, BB_PIN_URL_XDP)) && !(families & BB_FAMILY_XDP)) ||
+		    ((!strcmp(instance_maps[i].pin, BB_PIN_STAGES_TC) ||
+		      !strcmp(instance_maps[i].pin, BB_PIN_URL_TC)) && !(families & BB_FAMILY_TC)))
 			continue;
 		if (bb_pin_path(path, sizeof(path), inst->pin_dir, instance_maps[i].pin) ||
 		    !access(path, F_OK))
@@ -531,10 +564,10 @@ int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
 	}
 	if (empty) {
 		len = strlen(said);
-		snprintf(said + len, size - len, "%stail-call table%s emptied (%s%s%s): URL, answer "
-			 "and reset verdicts are off", n ? "; " : "", empty == 3 ? "s" : "",
-			 empty & BB_FAMILY_XDP ? BB_PIN_URL_XDP : "", empty == 3 ? ", " : "",
-			 empty & BB_FAMILY_TC ? BB_PIN_URL_TC : "");
+		snprintf(said + len, size - len, "%stail-call table%s emptied (%s%s%s): name "
+			 "(DNS, TLS, HTTP), URL, answer or reset verdicts are off", n ? "; " : "",
+			 empty == 3 ? "s" : "", empty & BB_FAMILY_XDP ? "the XDP family's" : "",
+			 empty == 3 ? ", " : "", empty & BB_FAMILY_TC ? "the tc family's" : "");
 		n++;
 	}
 	return (int)n;
@@ -614,7 +647,7 @@ static const char *const pin_names[] = {
 	BB_PIN_TX_VIA_TC,
 	BB_PIN_CONFIRM_RING, BB_PIN_CONFIRMED, BB_PIN_UNLISTED, BB_PIN_CONFIRM_DAEMON,
 	BB_PIN_PROG_XDP, BB_PIN_PROG_TC_INGRESS, BB_PIN_PROG_TC_EGRESS, BB_PIN_PROG_XDP_RESET,
-	BB_PIN_URL_XDP, BB_PIN_URL_TC,
+	BB_PIN_STAGES_XDP, BB_PIN_STAGES_TC, BB_PIN_URL_XDP, BB_PIN_URL_TC,
 };
 static const char *const pin_prefixes[] = {
 	BB_PIN_LINK_PREFIX, BB_PIN_LIBXDP_PREFIX, BB_PIN_TC_INGRESS_PREFIX,
