@@ -185,7 +185,7 @@ static __always_inline int answer_build(struct xdp_md *ctx, __u32 dns_off, __u32
 	 * (xdp.frags) is never given one, and what it tail-calls is of its kind; an
 	 * answer as long as its query (no EDNS, no record) needs no cut at all.
 	 */
-	cut = (int)bb_bounded(l4 + 8 + len, 1023) - (int)(end - data);
+	cut = (int)bb_bounded(l4 + 8 + len, 1023) - (int)bb_ptr_off(end, data);
 	if (cut && bpf_xdp_adjust_tail(ctx, cut))
 		return XDP_DROP;
 	data = (void *)(long)ctx->data;
@@ -236,10 +236,10 @@ static __always_inline int answer_parse(void *data, void *end, struct bb_answer_
 		    iph->protocol != IPPROTO_UDP || (bpf_ntohs(iph->frag_off) & 0x1fff))
 			return 0;
 		uh = (void *)(iph + 1);
-		l3_end = (void *)iph + bpf_ntohs(iph->tot_len);
+		l3_end = (void *)iph + bb_bounded(bpf_ntohs(iph->tot_len), 0xffff);
 		if (l3_end > end || l3_end < (void *)uh)
 			l3_end = end;
-		at->l3 = (void *)&iph->saddr - data;
+		at->l3 = bb_ptr_off(&iph->saddr, data);
 		at->v4 = 1;
 	} else {
 		bb_ipv6hdr *ip6h = cur.pos;
@@ -247,16 +247,16 @@ static __always_inline int answer_parse(void *data, void *end, struct bb_answer_
 		if ((void *)(ip6h + 1) > end || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
 			return 0;
 		uh = (void *)(ip6h + 1);
-		l3_end = (void *)uh + bpf_ntohs(ip6h->payload_len);
+		l3_end = (void *)uh + bb_bounded(bpf_ntohs(ip6h->payload_len), 0xffff);
 		if (l3_end > end)
 			l3_end = end;
-		at->l3 = (void *)&ip6h->saddr - data;
+		at->l3 = bb_ptr_off(&ip6h->saddr, data);
 		at->v4 = 0;
 	}
 	if ((void *)(uh + 1) > end)
 		return 0;
-	at->l4 = (void *)uh - data;
-	at->msg_len = l3_end > (void *)(uh + 1) ? l3_end - (void *)(uh + 1) : 0;
+	at->l4 = bb_ptr_off(uh, data);
+	at->msg_len = l3_end > (void *)(uh + 1) ? bb_ptr_off(l3_end, uh + 1) : 0;
 	return at->l3 <= 63 && at->l4 <= 119 && at->msg_len <= 0xffff;
 }
 

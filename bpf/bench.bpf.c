@@ -778,7 +778,7 @@ static __always_inline int split_steps(struct xdp_md *ctx, const int steps)
 	if (steps & SPLIT_COUNTERS)
 		c.st->ipv4++;
 	if (steps & SPLIT_MATCH) {
-		hit = match_addr(&c, &pkt, addr);
+		hit = match_addr(&c, &pkt, addr, (void *)(long)ctx->data_end);
 	} else {
 		h = bb_hash_ip4_word(bb_key_ip4_word(addr, 32), seed);
 		if (steps & SPLIT_INNER) {

@@ -40,7 +40,7 @@ static __always_inline int dns_stage(void *pctx, const int xdp, void *data, void
 	*hook = c.hook;
 	if (!stage_packet(&c, data, &pkt) || check_dns(&c, &pkt, data_end) != BB_FOUND_NAME)
 		return verdict(&c, 0);
-	v = verdict(&c, name_hit(&c, BB_SVC_DNS) & 1);
+	v = verdict(&c, name_hit(&c, xdp, BB_SVC_DNS) & 1);
 	return v == BB_DROP && (c.hdr->flags & BB_HDR_F_ANSWER) ? BB_ANSWER : v;
 }
 

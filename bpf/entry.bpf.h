@@ -20,49 +20,71 @@
  *      stage, by a tail call, with what the stage needs left in the scratch.
  */
 
-/* The flow key in five word stores: clang makes a memset and copies 2-byte stores. */
-static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt)
+/*
+ * Whether the IPv6 address at addr is in the packet. The parse checked it; this checks
+ * it again where it is read: the 6.1 verifier keeps no link from l3_proto, a field of a
+ * struct on the stack, to the header it names, and walks the IPv6 reads of an IPv4
+ * packet.
+ */
+static __always_inline int addr16_in(const __u8 *addr, const void *data_end)
+{
+	return (const void *)(addr + 16) <= data_end;
+}
+
+/*
+ * The flow key in five word stores (clang makes a memset and copies 2-byte stores):
+ * the addresses, and the ports when the transport header was read (with_ports; an
+ * address hit has none: 0).
+ */
+static __always_inline void flow_key(struct bb_flow_key *k, const struct bb_packet *pkt,
+				     const void *data_end, const int with_ports)
 {
 	__u8 *b = (__u8 *)k;
-	__u32 family = pkt->l3_proto == ETH_P_IP ? 4 : 6;
+	__u64 family = pkt->l3_proto == ETH_P_IP ? 4 : 6, s0, s1 = 0, d0, d1 = 0;
 
 	if (family == 4) {
-		bb_store64(b, bb_load32(pkt->saddr));
-		bb_store64(b + 8, 0);
-		bb_store64(b + 16, bb_load32(pkt->daddr));
-		bb_store64(b + 24, 0);
+		s0 = bb_load32(pkt->saddr);
+		d0 = bb_load32(pkt->daddr);
+	} else if (addr16_in(pkt->saddr, data_end) && addr16_in(pkt->daddr, data_end)) {
+		s0 = bb_load64(pkt->saddr);
+		s1 = bb_load64(pkt->saddr + 8);
+		d0 = bb_load64(pkt->daddr);
+		d1 = bb_load64(pkt->daddr + 8);
 	} else {
-		bb_store64(b, bb_load64(pkt->saddr));
-		bb_store64(b + 8, bb_load64(pkt->saddr + 8));
-		bb_store64(b + 16, bb_load64(pkt->daddr));
-		bb_store64(b + 24, bb_load64(pkt->daddr + 8));
+		s0 = d0 = 0;
 	}
+	bb_store64(b, s0);
+	bb_store64(b + 8, s1);
+	bb_store64(b + 16, d0);
+	bb_store64(b + 24, d1);
 	/* sport, dport, family, pad: little-endian, as BPF on x86 */
-	bb_store64(b + 32, pkt->sport | (__u32)pkt->dport << 16 | (__u64)family << 32);
+	bb_store64(b + 32, (with_ports ? pkt->sport | (__u32)pkt->dport << 16 : 0) | family << 32);
 }
 
 /*
  * After an address's hit: the flow key for its event (an address hit has no ports:
- * they are 0 in pkt, not read yet), then hit_call().
+ * it is decided before the transport header is read), then hit_call().
  */
-static __always_inline int addr_hit(struct bb_ctx *c, const struct bb_packet *pkt,
-				    const __u8 *addr, __u32 what)
+static __always_inline int addr_hit(struct bb_ctx *c, const int xdp, const struct bb_packet *pkt,
+				    const __u8 *addr, __u32 what, const void *data_end)
 {
-	__u32 zero = 0;
-
 	if (!c->sc)
-		c->sc = bpf_map_lookup_elem(&scratch, &zero);
+		c->sc = scratch_get();
 	if (c->sc && (c->hdr->flags & BB_HDR_F_EVENTS))
-		flow_key(&c->sc->flow, pkt);
+		flow_key(&c->sc->flow, pkt, data_end, 0);
 	if (pkt->l3_proto == ETH_P_IP)
-		return hit_call(c, what | 4 << 8, bb_load32(addr), 0, 0);
-	return hit_call(c, what | 6 << 8, bb_load64(addr), bb_load64(addr + 8), 0);
+		return hit_call(c, xdp, what | 4 << 8, bb_load32(addr), 0, 0);
+	if (!addr16_in(addr, data_end))
+		return 0;
+	return hit_call(c, xdp, what | 6 << 8, bb_load64(addr), bb_load64(addr + 8), 0);
 }
 
 static __always_inline int match_addr(const struct bb_ctx *c, const struct bb_packet *pkt,
-				      const __u8 *addr)
+				      const __u8 *addr, const void *data_end)
 {
-	return pkt->l3_proto == ETH_P_IP ? bb_match_ip4(c, addr) : bb_match_ip6(c, addr);
+	if (pkt->l3_proto == ETH_P_IP)
+		return bb_match_ip4(c, addr);
+	return addr16_in(addr, data_end) && bb_match_ip6(c, addr);
 }
 
 /* QUIC long-header Initial (v1 type 0, v2 type 1): its SNI is encrypted, count it. */
@@ -449,13 +471,10 @@ static __always_inline int service_of(void *filter, struct bb_cursor *cur, struc
 static __always_inline int entry_dispatch(struct bb_ctx *c, struct bb_cursor *cur,
 					  struct bb_packet *pkt, void *data, void *data_end)
 {
-	struct bb_scratch *sc = scratch_get();
+	struct bb_scratch *sc = c->sc;
 	__u32 off = 0;
 	int svc;
 
-	if (!sc)
-		return verdict(c, 0);
-	c->sc = sc;
 	svc = service_of(c->filter, cur, pkt, data, &off);
 	if (svc == BB_SVC_QUIC)
 		return verdict(c, check_quic(c, pkt, data_end));
@@ -468,12 +487,45 @@ static __always_inline int entry_dispatch(struct bb_ctx *c, struct bb_cursor *cu
 	sc->stage.seq = pkt->seq;
 	sc->stage.tcp_flags = pkt->tcp_flags;
 	if (svc == BB_SVC_TLS || (c->hdr->flags & BB_HDR_F_EVENTS))
-		flow_key(&sc->flow, pkt);
+		flow_key(&sc->flow, pkt, data_end, 1);
 	if (svc == BB_SVC_TLS) {
 		sc->flow_slot = bb_flow_slot(&sc->flow);
 		return BB_TO_TLS;
 	}
 	return svc == BB_SVC_DNS ? BB_TO_DNS : BB_TO_HTTP;
+}
+
+/*
+ * Every header layout the parse found (VLAN tags, IP options, the datagram's end at
+ * the frame's or before it) made one verifier state: the headers' offsets from the
+ * packet's start go through memory the verifier does not track (the scratch,
+ * bb_forget()) and the pointers are made again from them, each checked where it is
+ * read. Without this the address checks and the dispatch after them are walked once
+ * per layout, and again for each outcome of each. 0 if a bound does not hold (it
+ * always does: the parse checked them).
+ */
+static __always_inline int entry_layout(struct bb_scratch *sc, void *data, void *data_end,
+					struct bb_cursor *cur, struct bb_packet *pkt)
+{
+	__u32 l3 = bb_forget(sc->key, bb_ptr_off(pkt->saddr, data));
+	__u32 l4 = bb_forget(sc->key, bb_ptr_off(pkt->l4, data));
+	__u32 end = bb_forget(sc->key, bb_ptr_off(pkt->l3_end, data));
+	__u8 *saddr = data + bb_bounded(l3, 127);
+
+	if (pkt->l3_proto == ETH_P_IP) {
+		if ((void *)(saddr + 8) > data_end)
+			return 0;
+		pkt->daddr = saddr + 4;
+	} else {
+		if ((void *)(saddr + 32) > data_end)
+			return 0;
+		pkt->daddr = saddr + 16;
+	}
+	pkt->saddr = saddr;
+	pkt->l4 = data + bb_bounded(l4, 255);
+	pkt->l3_end = data + bb_bounded(end, 0xffff);	/* compared, never read */
+	cur->pos = pkt->l4;
+	return 1;
 }
 
 /*
@@ -512,8 +564,14 @@ static __always_inline int entry_core(void *data, void *data_end, int dir, void 
 		c.st->passed++;
 		return BB_PASS;
 	}
-	if (!open_filter(&c)) {
+	c.sc = scratch_get();
+	if (!open_filter(&c) || !c.sc) {
 		c.st->no_filter++;
+		c.st->passed++;
+		return BB_PASS;
+	}
+	if (!entry_layout(c.sc, data, data_end, &cur, &pkt)) {
+		c.st->truncated++;
 		c.st->passed++;
 		return BB_PASS;
 	}
@@ -523,17 +581,17 @@ static __always_inline int entry_core(void *data, void *data_end, int dir, void 
 	else
 		c.st->ipv6++;
 	if (dir == BB_INGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH)) {
-		hit = match_addr(&c, &pkt, pkt.saddr);
+		hit = match_addr(&c, &pkt, pkt.saddr, data_end);
 		if (hit) {
 			/* an allowed address is as if unlisted: the other checks go on; so
 			 * is a confirmed false positive */
-			hit = addr_hit(&c, &pkt, pkt.saddr, BB_EV_SRC) & 1;
+			hit = addr_hit(&c, xdp, &pkt, pkt.saddr, BB_EV_SRC, data_end) & 1;
 		}
 	}
 	if (!hit && (dir == BB_EGRESS || (c.hdr->flags & BB_HDR_F_ADDR_BOTH))) {
-		hit = match_addr(&c, &pkt, pkt.daddr);
+		hit = match_addr(&c, &pkt, pkt.daddr, data_end);
 		if (hit)
-			hit = addr_hit(&c, &pkt, pkt.daddr, BB_EV_DST) & 1;
+			hit = addr_hit(&c, xdp, &pkt, pkt.daddr, BB_EV_DST, data_end) & 1;
 	}
 	if (!hit && (c.hdr->flags & BB_HDR_F_SERVICES))
 		return entry_dispatch(&c, &cur, &pkt, data, data_end);

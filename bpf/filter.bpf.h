@@ -135,14 +135,23 @@ static __always_inline int allow_open(const struct bb_ctx *c, struct bb_ctx *a, 
 }
 
 
+/* 1 when x == y, else 0, for 16-bit values, with no branch (BPF has no conditional set). */
+static __always_inline __u64 eq16(__u64 x, __u64 y)
+{
+	return ((x ^ y) - 1) >> 63;
+}
+
+/*
+ * Whether port is one of ports (0: unused), with no branch: the dispatch runs for every
+ * header layout that reaches it, and a branch per port would be as many verifier states.
+ */
 static __always_inline int port_in(const __u16 *ports, __u16 port)
 {
-	int i;
+	__u64 p = port;
 
-	for (i = 0; i < BB_MAX_PORTS; i++)
-		if (ports[i] && ports[i] == port)
-			return 1;
-	return 0;
+	_Static_assert(BB_MAX_PORTS == 4, "port_in() compares four ports");
+	return (int)((eq16(ports[0], p) | eq16(ports[1], p) | eq16(ports[2], p) | eq16(ports[3], p)) &
+		     (eq16(p, 0) ^ 1));
 }
 
 /* Count and turn a hit into a verdict by the filter's mode. */

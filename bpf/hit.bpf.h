@@ -218,11 +218,14 @@ __noinline int bb_event_tc(struct __sk_buff *skb, __u32 what_verdict, __u32 key_
 	return event_core(skb, 0, what_verdict, key_len, hook);
 }
 
-/* A hit of c's packet: bb_hit_xdp() or bb_hit_tc(). */
-static __always_inline int hit_call(const struct bb_ctx *c, __u32 what_family, __u64 a, __u64 b,
-				    __u32 key_len)
+/*
+ * A hit of c's packet: bb_hit_xdp() or bb_hit_tc(), by xdp, the program's constant (not
+ * c->xdp: c may live on the stack, and the verifier would walk the other family's call).
+ */
+static __always_inline int hit_call(const struct bb_ctx *c, const int xdp, __u32 what_family,
+				    __u64 a, __u64 b, __u32 key_len)
 {
-	if (c->xdp)
+	if (xdp)
 		return bb_hit_xdp(c->pctx, what_family, a, b, key_len);
 	return bb_hit_tc(c->pctx, what_family | c->hook << 16, a, b, key_len);
 }

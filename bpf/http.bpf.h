@@ -71,7 +71,7 @@ static __always_inline int http_stage(void *pctx, const int xdp, void *data, voi
 	*hook = c.hook;
 	if (!stage_packet(&c, data, &pkt) || check_http(&c, &pkt, data_end) != BB_FOUND_NAME)
 		return verdict(&c, 0);
-	r = name_hit(&c, BB_SVC_HTTP);
+	r = name_hit(&c, xdp, BB_SVC_HTTP);
 	if ((!r || (r & BB_DECIDE_FP)) && (c.hdr->flags & BB_HDR_F_URLS))
 		return BB_TO_URL;
 	return tcp_verdict(&c, r & 1);

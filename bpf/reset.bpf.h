@@ -57,8 +57,10 @@ __noinline int bb_reset_build(struct xdp_md *ctx, __u32 l4, __u32 len, __u32 l3v
 	__u64 sum;
 
 	l4 = bb_bounded(l4, 127);
-	th = data + l4;
-	if ((void *)(th + 1) > end || (void *)(eth + 1) > end)
+	if ((void *)(eth + 1) > end)
+		return XDP_DROP;
+	th = bb_pkt_at(data, l4);
+	if ((void *)(th + 1) > end)
 		return XDP_DROP;
 	seq = th->seq;
 	ack = th->ack_seq;
@@ -128,8 +130,8 @@ static __always_inline int reset_xdp(struct xdp_md *ctx)
 	    !reset_fits(&pkt))
 		goto unfit;
 	v4 = pkt.l3_proto == ETH_P_IP;
-	l3 = (void *)pkt.saddr - data;
-	l4 = pkt.l4 - data;
+	l3 = bb_ptr_off(pkt.saddr, data);
+	l4 = bb_ptr_off(pkt.l4, data);
 	if (l3 > 63 || l4 > 119 || (!v4 && l4 - (l3 - 8) != 40))
 		goto unfit;	/* IPv6 extension headers: not (as answers) */
 	len = pkt.payload_len;
@@ -239,9 +241,9 @@ static __always_inline int reset_turn(struct __sk_buff *skb, __u32 l4, __u32 ip,
 {
 	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
 	bb_ethhdr *eth = data;
-	bb_tcphdr *th = data + l4;
+	bb_tcphdr *th = bb_pkt_at(data, l4);
 
-	if ((void *)(th + 1) > end || (void *)(eth + 1) > end)
+	if ((void *)(eth + 1) > end || (void *)(th + 1) > end)
 		return -1;
 	swap32((__u32 *)eth->h_dest, (__u32 *)eth->h_source);
 	swap16((__u16 *)(eth->h_dest + 4), (__u16 *)(eth->h_source + 4));
@@ -306,11 +308,10 @@ static __always_inline int reset_where(struct __sk_buff *skb, struct bb_packet *
 
 	if (bb_parse_packet(&cur, pkt) != BB_PARSE_OK || bb_parse_l4(&cur, pkt) != BB_PARSE_OK)
 		return 0;
-	addrs = (const void *)pkt->saddr - data;
-	asm volatile("" : "+r"(addrs));	/* a scalar before it is taken from: not pointer maths */
+	addrs = bb_ptr_off(pkt->saddr, data);	/* a scalar before it is taken from */
 	*ip = addrs - (pkt->l3_proto == ETH_P_IP ? 12 : 8);
-	*l4 = pkt->l4 - data;
-	*l3_end = pkt->l3_end - data;
+	*l4 = bb_ptr_off(pkt->l4, data);
+	*l3_end = bb_ptr_off(pkt->l3_end, data);
 	/* IPv6 extension headers: not reset (as at XDP) */
 	return *ip <= 127 && *l4 <= 127 && pkt->l4_proto == IPPROTO_TCP &&
 	       (pkt->l3_proto == ETH_P_IP || *l4 - *ip == 40);

@@ -76,12 +76,12 @@ static __always_inline int stage_packet(struct bb_ctx *c, void *data, struct bb_
  * parents; a hit decided (bb_hit_xdp(), bb_hit_tc(): the allowlist, confirm mode, the
  * event, whose addresses are the scratch's flow key). hit_call()'s word, 0: no hit.
  */
-static __always_inline int name_hit(const struct bb_ctx *c, __u32 svc)
+static __always_inline int name_hit(const struct bb_ctx *c, const int xdp, __u32 svc)
 {
 	if (!bb_match_name(c, c->sc->name_len))
 		return 0;
 	/* DNS, SNI, Host: their events' kinds in the order of the services */
-	return hit_call(c, BB_EV_DNS + svc, 0, 0, 1 + c->sc->name_len);
+	return hit_call(c, xdp, BB_EV_DNS + svc, 0, 0, 1 + c->sc->name_len);
 }
 
 /* A tail call that did not happen (no program in the slot): the packet passes, counted. */

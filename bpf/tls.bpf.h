@@ -167,7 +167,7 @@ static __always_inline int tls_stage(void *pctx, const int xdp, void *data, void
 	found = check_tls(&c, &pkt, data_end);
 	if (found != BB_FOUND_NAME)
 		return tcp_verdict(&c, found == BB_FOUND_DROP);
-	hit = name_hit(&c, BB_SVC_TLS) & 1;
+	hit = name_hit(&c, xdp, BB_SVC_TLS) & 1;
 	if (c.sc->flow_kept) {
 		w = bpf_map_lookup_elem(&flows, &c.sc->flow);
 		if (w && hit)

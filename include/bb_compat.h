@@ -56,12 +56,26 @@ static __always_inline __u64 bb_ptr_off(const void *p, const void *base)
 }
 
 /*
+ * data + off, for a header whose pointer the caller compares with data_end itself,
+ * after the compiler has lost sight of data: clang 19 drops an Ethernet header's own
+ * check as implied by a later header's ("th + 1 <= end" with th = data + l4), and the
+ * verifier, which proves each pointer's range on its own, then refuses the Ethernet
+ * header's read.
+ */
+static __always_inline void *bb_pkt_at(void *data, __u32 off)
+{
+	barrier_var(data);
+	return (__u8 *)data + off;
+}
+
+/*
  * A loop of at most n turns of fn(i, ctx), i from 0, until fn returns 1 (0: go on);
  * the turns taken. In BPF it is bpf_loop() (Linux 5.17): the verifier walks fn's body
  * as a function of its own, once (6.7 and later: until its state repeats), not once a
  * turn, so a byte walk costs its body, not its body times its bound. fn is
- * `static inline long fn(__u32 i, void *ctx)` (inline: no warning where a file includes
- * it unused; its address taken, it is a function of its own all the same); ctx points
+ * `static __always_inline long fn(__u32 i, void *ctx)`: inlined where it is called
+ * (bb_loop_hot()'s turns), and, its address taken, a function of its own all the same
+ * for bpf_loop() (no warning either where a file includes it unused); ctx points
  * to the caller's stack, and what changes from turn to turn is best kept in map memory
  * (the scratch), which the verifier does not track: then each turn is the same state.
  * In userspace (the tests, the fuzzers, `bloomblock check`) a plain loop.
@@ -79,5 +93,27 @@ static inline long bb_loop(__u32 n, long (*fn)(__u32, void *), void *ctx)
 	return (long)n;
 }
 #endif
+
+/*
+ * bb_loop() whose first `hot` turns run inline, for a walk that is usually short (a
+ * name's labels or words, a ClientHello's extensions): the turns a packet usually
+ * takes cost no call (a turn of bpf_loop() is one, ~3 ns here), and the verifier walks
+ * `hot` copies of the body and one more. fn must not depend on i (the bpf_loop()
+ * turns count from 0 again): it keeps its place in ctx or in memory.
+ */
+#define bb_loop_hot(hot, n, fn, ctx)						\
+	({									\
+		__u32 bb_turn_;							\
+		long bb_ran_ = 0;						\
+										\
+		for (bb_turn_ = 0; bb_turn_ < (hot); bb_turn_++)		\
+			if (fn(bb_turn_, (ctx))) {				\
+				bb_ran_ = bb_turn_ + 1;				\
+				break;						\
+			}							\
+		if (!bb_ran_)							\
+			bb_ran_ = (hot) + bb_loop((n) - (hot), fn, (ctx));	\
+		bb_ran_;							\
+	})
 
 #endif /* BB_COMPAT_H */
