@@ -507,10 +507,12 @@ static __always_inline int entry_dispatch(struct bb_ctx *c, struct bb_cursor *cu
 static __always_inline int entry_layout(struct bb_scratch *sc, void *data, void *data_end,
 					struct bb_cursor *cur, struct bb_packet *pkt)
 {
-	__u32 l3 = bb_forget(sc->key, bb_ptr_off(pkt->saddr, data));
-	__u32 l4 = bb_forget(sc->key, bb_ptr_off(pkt->l4, data));
-	__u32 end = bb_forget(sc->key, bb_ptr_off(pkt->l3_end, data));
-	__u8 *saddr = data + bb_bounded(l3, 127);
+	/* the addresses' offset (under 128) and the transport header's (under 256) in one
+	 * word, the datagram's end in another */
+	__u32 offs = bb_forget(sc->key, (__u32)bb_ptr_off(pkt->saddr, data) |
+					(__u32)bb_ptr_off(pkt->l4, data) << 8);
+	__u32 end = bb_forget(sc->key, (__u32)bb_ptr_off(pkt->l3_end, data));
+	__u8 *saddr = data + bb_bounded(offs, 127);
 
 	if (pkt->l3_proto == ETH_P_IP) {
 		if ((void *)(saddr + 8) > data_end)
@@ -522,8 +524,8 @@ static __always_inline int entry_layout(struct bb_scratch *sc, void *data, void 
 		pkt->daddr = saddr + 16;
 	}
 	pkt->saddr = saddr;
-	pkt->l4 = data + bb_bounded(l4, 255);
-	pkt->l3_end = data + bb_bounded(end, 0xffff);	/* compared, never read */
+	pkt->l4 = data + bb_bounded(offs >> 8, 255);
+	pkt->l3_end = data + bb_bounded(end, 0x1ffff);	/* compared, never read */
 	cur->pos = pkt->l4;
 	return 1;
 }
@@ -570,6 +572,8 @@ static __always_inline int entry_core(void *data, void *data_end, int dir, void 
 		c.st->passed++;
 		return BB_PASS;
 	}
+	if (bb_entry_general != !!(c.hdr->flags & (BB_HDR_F_SERVICES | BB_HDR_F_ADDR_BOTH)))
+		bb_entry_general = !bb_entry_general;
 	if (!entry_layout(c.sc, data, data_end, &cur, &pkt)) {
 		c.st->truncated++;
 		c.st->passed++;
@@ -602,7 +606,7 @@ static __always_inline int entry_core(void *data, void *data_end, int dir, void 
 static __always_inline int entry_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
-	int v = bb_addr_xdp(ctx);
+	int v = bb_entry_general ? BB_GENERAL : bb_addr_xdp(ctx);
 
 	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
 		v = addr_decide(ctx, data, data_end, v, BB_INGRESS, BB_EV_XDP, 1);
@@ -624,7 +628,7 @@ static __always_inline int entry_tc(struct __sk_buff *skb, int dir, __u32 hook)
 
 	if (skb->data_end - skb->data < skb->len)
 		bpf_skb_pull_data(skb, skb->len < BB_TC_PULL ? skb->len : BB_TC_PULL);
-	v = bb_addr_tc(skb, dir);
+	v = bb_entry_general ? BB_GENERAL : bb_addr_tc(skb, dir);
 	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
 		v = addr_decide(skb, (void *)(long)skb->data, (void *)(long)skb->data_end, v, dir,
 				hook, 0);

@@ -72,6 +72,16 @@ struct {
 __u32 bb_pending[1 << BB_PENDING_BITS];
 
 /*
+ * A hint for the entry program, never a verdict: the live filter screens services (or
+ * both addresses), so the address path (bb_addr_xdp(), bb_addr_tc()) would open it only
+ * to leave every packet to the general path. The general path keeps it (writing it
+ * only when it changes: one cache line every CPU reads), and the entry program then
+ * goes straight there. Wrong for a moment after a reload, it costs a packet the other
+ * path's time, never its verdict: both decide as the filter says.
+ */
+__u32 bb_entry_general;
+
+/*
  * What the entry program leaves the stage it tail-calls (docs/DESIGN.md, Packet path):
  * which packet, where its payload is, whose counters. The stage reads these from the
  * scratch, not from registers: a tail call keeps only the context, and a value that

@@ -183,9 +183,30 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 			}
 		}
 	}
-	if (wide)
-		bb_loop(BB_TLS_BUF / 8, bb_tls_gather_word, &g);
-	bb_loop(bound, bb_tls_gather_byte, &g);
+	if (wide) {
+		bb_loop_hot(4, BB_TLS_BUF / 8, bb_tls_gather_word, &g);	/* most names: 32 bytes */
+		/*
+		 * Its last bytes, when the eight that end the field are in this segment: one
+		 * word, stored where it ends (the bytes before them in it, gathered already,
+		 * are the same bytes of the stream).
+		 */
+		if (w->have < n && n >= 8 && n - w->have < 8 && w->pos + n - 8 >= w->seg_lo) {
+			const __u8 *p;
+			__u64 off;
+
+			off = (__u32)(w->pos + n - 8 - w->seg_lo);
+			barrier_var(off);
+			if (off < BB_TLS_MAX_BYTES && off + 8 <= seg_len) {
+				p = data + off;
+				if ((void *)(p + 8) <= end) {
+					bb_store64(w->buf + ((n - 8) & (BB_TLS_BUF - 1)), bb_load64(p));
+					w->have = n;
+				}
+			}
+		}
+	}
+	if (w->have < n)
+		bb_loop(bound, bb_tls_gather_byte, &g);
 	return w->have >= n;
 }
 
@@ -326,7 +347,7 @@ static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, 
 {
 	struct bb_tls_walk_ctx t = { w, data, end, seg_len, -1 };
 
-	bb_loop(BB_TLS_MAX_STEPS, bb_tls_step, &t);
+	bb_loop_hot(4, BB_TLS_MAX_STEPS, bb_tls_step, &t);	/* a segment's usual fields */
 	if (t.ret >= 0)
 		return t.ret;
 	if (w->stage != BB_TLS_SNI_NAME)
