@@ -49,7 +49,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-BPF_PROGS	:= bloomblock freplace_target freplace_ext
+BPF_PROGS	:= bloomblock freplace_target freplace_ext xdp_dispatcher
 BPF_TEST_PROGS	:= xxhash_test tc_count_test
 # user/ in layers, each a folder (docs/DESIGN.md): core (lists, names, filters, index,
 # images, files: no libbpf), kernel (pins, attach, maps, the instance's state), commands
@@ -175,8 +175,10 @@ $(OUTPUT)/tests/progcheck: tests/tools/progcheck.c | $(OUTPUT)/tests
 
 tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS) $(TEST_TOOLS)
 
+# make test J=N: N suites at once (tests/run.sh -j N; default the number of CPUs).
+RUN_J		:= $(if $(J),-j $(J))
 test: tests
-	$(Q)tests/run.sh
+	$(Q)tests/run.sh $(RUN_J)
 
 # Every program against the verifier's budget: none above a quarter of its 1M walk
 # (issue 29). Not in `make test` until the datapath is split into small programs.
@@ -223,19 +225,63 @@ $(OUTPUT)/bench: $(BENCH_SRCS) $(BENCH_HEADERS) tests/lib/pkt.c tests/lib/pkt.h 
 bench: bloomblock $(OUTPUT)/bench $(OUTPUT)/tests/feedsrv
 	$(Q)BB_OUTPUT=$(OUTPUT) scripts/bench.sh $(BENCH_ARGS)
 
-# Every test, with the CLI and test programs built under AddressSanitizer/UBSan;
-# and the unit tests under valgrind, then the end-to-end scripts VALGRIND_E2E with every
-# bloomblock they run under it (BB_VALGRIND=1, tests/e2e/lib.sh): load, reload, check,
-# add, del, allow, status, stats, build, info, run and its loads. BB_QUICK=1 takes
-# smaller data sets.
-VALGRIND_E2E	?= test_outfiles_e2e test_run_config_e2e test_ip_e2e
+# Sanitizers where they see something (docs/RELIABILITY.md, "Sanitizers"): they see
+# userspace only, so they run the suites that drive it, not every suite again.
+#
+# make asan: the CLI and the test programs built under AddressSanitizer/UBSan; the unit
+# suites, the BPF suites (their loaders, builders and harness are userspace: libbbcli),
+# and ASAN_E2E, the end-to-end suites that drive userspace no unit, BPF or fuzz suite does:
+#   test_exit_status     every command's option parsing and usage errors (options.c)
+#   test_cli             every list format and the real public lists through load
+#   test_cli_names       --hook, --addr, the port lists, --mark parsed; pin-dir spellings
+#   test_bounds          the reader at its bounds: 10^8 lines, a 1 GiB line, a gzip bomb
+#   test_hardening       the asan binary itself: every UBSan handler an aborting one
+#   test_outfiles_e2e    every state file written whole and renamed; planted links
+#   test_status_e2e      status -j: every field, from the kernel's info and the state
+#   test_bpftool         stats --by-hook's sums; a pinned map of another version refused
+#   test_safe_e2e        live add/del/allow, refused commits, check's matched entry,
+#                        --state-dir records, a killed load swept
+#   test_events_e2e      events and top: the ring read, -j, --follow, list and line
+#   test_run_config_e2e  the daemon: its config, SIGHUP, refresh, /metrics
+#   test_feed_e2e        feeds over libcurl from a misbehaving server, feeds.json
+#   test_watch_e2e       inotify over a ConfigMap's symlinks, reloads by itself
+#   test_confirm_e2e     confirm mode's daemon answering the ring from the key index
+#   test_fleet_e2e       .bbf files built, read, loaded; corrupt and truncated refused
+#   test_netns_e2e       other namespaces entered (setns), attachment records, orphans
+#   test_caps_e2e        capabilities dropped (libcap), each one needed said
+#   test_hook_e2e        libxdp's attach and dispatcher read back; a foreign program named
+#   test_answer_e2e      --answer's veth peer check (netlink), answers in status and stats
+# Left out: test_ip_e2e (the commands above, its time in pings and loads: valgrind runs
+# it), test_names_e2e and test_reset_e2e (the kernel's parsing, answers and resets:
+# BPF, which test_names, test_reset and test_diff drive in userspace builds),
+# test_reload_e2e and test_faults_e2e (one load path 100 times; kill -9 ends the process
+# a report would come from), test_rollout_e2e (test_fleet_e2e's and test_watch_e2e's
+# code), test_package_e2e and test_deploy (what ships, not this build).
+#
+# make valgrind: the unit suites under valgrind, then VALGRIND_E2E with every bloomblock
+# they run under it (BB_VALGRIND=1, tests/e2e/lib.sh): memcheck sees what ASan does not,
+# uninitialised bytes read or handed to bpf(), and definite leaks:
+#   test_outfiles_e2e    load, reloads, allow, build, info: every state file
+#   test_run_config_e2e  run, --check-config, the daemon's loads as its children
+#   test_ip_e2e          load, reload, check, add, del, allow, disallow, status, stats,
+#                        unload: the commands an operator types, with traffic
+#   test_netns_e2e       setns() and the attachment records (valgrind found a bug there)
+#   test_status_e2e      status -j: buffers the kernel fills (info, BTF, map ids)
+# BB_QUICK=1 takes smaller data sets in both.
+ASAN_E2E	?= test_exit_status test_cli test_cli_names test_bounds test_hardening \
+		   test_outfiles_e2e test_status_e2e test_bpftool test_safe_e2e test_events_e2e \
+		   test_run_config_e2e test_feed_e2e test_watch_e2e test_confirm_e2e \
+		   test_fleet_e2e test_netns_e2e test_caps_e2e test_hook_e2e test_answer_e2e
+VALGRIND_E2E	?= test_outfiles_e2e test_run_config_e2e test_ip_e2e test_netns_e2e \
+		   test_status_e2e
 asan:
 	$(Q)$(MAKE) OUTPUT=.output-asan BIN=.output-asan/bloomblock SANITIZE=address tests
-	$(Q)BB_QUICK=1 BB_BUILD_ONLY=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh
+	$(Q)BB_QUICK=1 BB_OUTPUT=.output-asan BB=$(CURDIR)/.output-asan/bloomblock \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		tests/run.sh $(RUN_J) --unit --bpf --e2e "$(ASAN_E2E)"
 
 valgrind: tests
-	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh --unit --e2e "$(VALGRIND_E2E)"
+	$(Q)BB_QUICK=1 BB_VALGRIND=1 tests/run.sh $(RUN_J) --unit --e2e "$(VALGRIND_E2E)"
 
 # Static analysis (docs/RELIABILITY.md): cppcheck and clang-tidy over user/, clean.
 lint: $(SKELS)

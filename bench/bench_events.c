@@ -45,7 +45,7 @@
 #define EV_SADDR_OFF	(14 + 12)	/* the frame's IPv4 source, as bpf/bench.bpf.c has it */
 #define EV_COST_LIMITED	0xffffffffU	/* the refusal row: one event in 4.3 s, burst 1 */
 
-_Static_assert(EV_RECORD == 456, "an event's record in the ring: 448 bytes and a header");
+_Static_assert(EV_RECORD == 464, "an event's record in the ring: 456 bytes and a header");
 
 /* The filters: the IPv4 list's, without and with events. */
 enum { EVF_NONE = -1, EVF_PLAIN, EVF_EVENTS, EVF_MAX };
@@ -85,9 +85,9 @@ static const struct ev_row_def {
 	[EV_HOT_EMPTY] = { "hot: empty XDP (floor)", EVP_EMPTY, EVF_NONE, EVC_NONE, -1 },
 	[EV_HOT_PARSE] = { "hot: parse+count IPv4", EVP_PARSE, EVF_NONE, EVC_NONE,
 			   EV_HOT_EMPTY },
-	[EV_RING] = { "hot: parse + ring reserve/submit of 448 B (unwritten)", EVP_RING,
+	[EV_RING] = { "hot: parse + ring reserve/submit of 456 B (unwritten)", EVP_RING,
 		      EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
-	[EV_RING_WRITTEN] = { "hot: parse + ring reserve, 448 B written, submit",
+	[EV_RING_WRITTEN] = { "hot: parse + ring reserve, 456 B written, submit",
 			      EVP_RING_WRITTEN, EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },
 	[EV_KTIME] = { "hot: parse + bpf_ktime_get_ns() (the fine clock)", EVP_KTIME,
 		       EVF_NONE, EVC_NONE, EV_HOT_PARSE, false, true, true },

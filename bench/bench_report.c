@@ -283,7 +283,7 @@ static void fpr_target(struct table *t, const struct fpr_results *fpr)
  * Hit events (table 9), hot hits judged on the paired extra ns over the same hit with
  * events off. A miss: unchanged, as the allowlist's target rules it. A hit whose event
  * is raised: at most what the ring's part of one event costs alone (a reserve, the
- * 448-byte record stored, the submit: the written ring row), within the noise of two
+ * 456-byte record stored, the submit: the written ring row), within the noise of two
  * hot rows; every event raised, none lost. A hit past the limit (a flood at load's
  * default rate): at most what the bucket's check needs, its clock read (alone: the
  * clock row), within the same noise; and no more events than the rate lets through.

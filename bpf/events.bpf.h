@@ -161,6 +161,8 @@ static __always_inline struct bb_event *event_begin(void *pctx, int xdp,
 	ev->key_len = key_len < BB_EVENT_KEY_MAX ? (__u16)key_len : BB_EVENT_KEY_MAX;
 	ev->pad[0] = ev->pad[1] = 0;
 	ev->map_id = h->map_id;
+	ev->epoch = cfg->confirm_epoch;
+	ev->pad2 = 0;
 	ev->pkt_len = (__u16)capture_packet(pctx, xdp, ev->pkt, &wire);
 	ev->wire_len = (__u16)wire;
 	return ev;

@@ -30,7 +30,7 @@
  * the map in the one-slot outer map switches all of them together.
  */
 #define BB_MAGIC		0x4b4c424d4f4f4c42ULL	/* "BLOOMBLK" little-endian */
-#define BB_ABI_VERSION		9
+#define BB_ABI_VERSION		10
 #define BB_BLOCK_BYTES		64
 #define BB_BLOCK_BITS		512
 #define BB_HEADER_INDEX		0
@@ -300,6 +300,9 @@ struct bb_event {
 	__u32 map_id;		/* the filter's (its allowlist header's), 0: none */
 	__u16 pkt_len;		/* bytes of pkt kept, from the frame's start */
 	__u16 wire_len;		/* the frame's length */
+	__u32 epoch;		/* the filter's live changes at the hit (bb_config.confirm_epoch):
+				 * with map_id, which state of the key index to attribute it by */
+	__u32 pad2;
 	__u8 key[BB_EVENT_KEY_MAX];
 	__u8 pkt[BB_EVENT_PKT_MAX];
 };
@@ -420,7 +423,7 @@ _Static_assert(sizeof(struct bb_block) == BB_BLOCK_BYTES, "bit block is one cach
 _Static_assert(sizeof(struct bb_key_ip4) == 8, "IPv4 key is 8 bytes");
 _Static_assert(sizeof(struct bb_key_ip6) == 20, "IPv6 key is 20 bytes");
 _Static_assert(sizeof(struct bb_stats) % 8 == 0, "stats are u64 counters");
-_Static_assert(sizeof(struct bb_event) == 448, "an event is 448 bytes");
+_Static_assert(sizeof(struct bb_event) == 456, "an event is 456 bytes");
 _Static_assert(sizeof(struct bb_confirm_req) == 304, "a confirm request is 304 bytes");
 _Static_assert(sizeof(struct bb_confirm_val) == 40, "a confirm answer is 40 bytes");
 #endif

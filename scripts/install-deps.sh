@@ -23,6 +23,7 @@ packages=(
 	prometheus	# promtool checks the metrics bloomblock prints
 	# make deb and its test (docs/PACKAGING.md); the deploy manifests' test
 	debhelper dpkg-dev fakeroot lintian
+	debootstrap	# the package test's throw-away Debian 12 root (tests/e2e/root_lib.sh)
 	yamllint
 )
 # Node.js and npm validate the Kubernetes manifests (tests/deploy/): Debian's, unless a

@@ -1200,6 +1200,23 @@ static int events_run(struct ring_buffer *rb, const char *saddr, bool v4, unsign
 	return err ?: ring_buffer__consume(rb) < 0 ? -EIO : 0;
 }
 
+/* The live filter's confirm_epoch set to epoch, as a live add or del moves it. */
+static int live_epoch_set(__u32 epoch)
+{
+	struct bb_config cfg = *harness_live_config();
+	__u32 zero = 0, id;
+	int inner = -1, err;
+
+	cfg.confirm_epoch = epoch;
+	if (!bpf_map_lookup_elem(bpf_map__fd(harness.skel->maps.filters), &zero, &id))
+		inner = bpf_map_get_fd_by_id(id);
+	err = inner < 0 ? -errno : bpf_map_update_elem(inner, &(__u32){ BB_CONFIG_INDEX }, &cfg, 0) ?
+	      -errno : 0;
+	if (inner >= 0)
+		close(inner);
+	return err;
+}
+
 static void test_events(void)
 {
 	static const char *const lines[] = {
@@ -1256,6 +1273,18 @@ static void test_events(void)
 	tap_result(after.events - before.events == 3 && after.events_limited == before.events_limited &&
 		   after.events_lost == before.events_lost, "events: counted, none limited or lost",
 		   "events +%llu", (unsigned long long)(after.events - before.events));
+
+	/* a live change (add, del) moves the epoch on: an event carries the one it was
+	 * raised under, so that it is attributed by the index of then (cmd_events.c) */
+	err = live_epoch_set(7);
+	err = err ?: events_run(rb, "192.0.2.10", true, 1);
+	tap_result(!err && got.n == 1 && e->epoch == 7 && !e->pad2,
+		   "events: an event carries the filter's live-change epoch (address path)",
+		   "err %d, %zu events, epoch %u", err, got.n, got.n ? e->epoch : 0);
+	err = err ?: events_run(rb, "198.51.100.7", true, 1);
+	tap_result(!err && got.n == 1 && e->epoch == 7 && e->verdict == BB_EV_ALLOWED,
+		   "events: ... and through the hit's call (an allowed hit)",
+		   "err %d, %zu events, epoch %u", err, got.n, got.n ? e->epoch : 0);
 
 	err = events_filter(lines, BB_HDR_F_EVENTS, 1000000, 1000, msg, sizeof(msg));
 	err = err ?: events_run(rb, "192.0.2.10", true, 1);

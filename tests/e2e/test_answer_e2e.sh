@@ -16,12 +16,14 @@
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# the build under test (make asan: .output-asan), where the test programs' objects are
+case ${BB_OUTPUT:-.output} in /*) BB_OBJ_DIR=$BB_OUTPUT ;; *) BB_OBJ_DIR=$BB_ROOT/${BB_OUTPUT:-.output} ;; esac
 
 e2e_begin
 for c in dig python3; do
 	command -v "$c" >/dev/null || skip_all "needs $c (scripts/install-deps.sh installs it)"
 done
-PASS_PROG=$BB_ROOT/.output/xxhash_test.bpf.o	# returns XDP_PASS
+PASS_PROG=$BB_OBJ_DIR/xxhash_test.bpf.o	# returns XDP_PASS
 [ -e "$PASS_PROG" ] || bail "$PASS_PROG is missing: make tests first"
 
 LIST=$BB_TMP/answer.txt

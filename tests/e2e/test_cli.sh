@@ -122,10 +122,10 @@ elif command -v setpriv >/dev/null; then
 	check_rc "plan needs no root" 0
 	# root in a container or a unit that dropped the capabilities
 	nocaps() { timeout "$BB_TIMEOUT" setpriv --inh-caps=-all --bounding-set=-all "$BB" "$@"; }
-	run nocaps --pin-dir /sys/fs/bpf/bbnocaps load "$BB_ROOT/tests/lists/hosts.txt" -i lo
+	run nocaps --pin-dir "/sys/fs/bpf/$BB_TAG-nocaps" load "$BB_ROOT/tests/lists/hosts.txt" -i lo
 	check_rc "load as root without CAP_BPF exits 1" 1
 	check_match "... and names the capabilities it lacks" 'lacks CAP_BPF CAP_PERFMON CAP_NET_ADMIN' "$err"
-	check_fails "... and creates nothing" test -e /sys/fs/bpf/bbnocaps
+	check_fails "... and creates nothing" test -e "/sys/fs/bpf/$BB_TAG-nocaps"
 else
 	tap_skip "non-root refusal" "needs setpriv"
 fi

@@ -10,13 +10,15 @@
 set -u
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# the build under test (make asan: .output-asan), where the test programs' objects are
+case ${BB_OUTPUT:-.output} in /*) BB_OBJ_DIR=$BB_OUTPUT ;; *) BB_OBJ_DIR=$BB_ROOT/${BB_OUTPUT:-.output} ;; esac
 
 e2e_begin
 
 V4=198.51.100.1
 LIST=$BB_TMP/hook.txt
 printf '198.51.100.2\n' >"$LIST"
-FOREIGN=$BB_ROOT/.output/xxhash_test.bpf.o	# a program of this project's, not bloomblock's
+FOREIGN=$BB_OBJ_DIR/xxhash_test.bpf.o	# a program of this project's, not bloomblock's
 OTHER=/sys/fs/bpf/$BB_TAG-other
 # xdp-filter's pins (libxdp) are left as they were found
 had_xdp_filter=0 had_xdp=0
@@ -34,7 +36,7 @@ xdp_prog() { in_dut ip -d link show dev bbd0 | sed -n 's/.*prog\/xdp id \([0-9]*
 in_dut_bpffs() { nsenter --net="/run/netns/$NS_DUT" "$@"; }
 
 [ -e "$FOREIGN" ] || bail "$FOREIGN is missing: make tests first"
-TC_OTHER=$BB_ROOT/.output/tc_count_test.bpf.o	# counts what it sees, lets the next filter decide
+TC_OTHER=$BB_OBJ_DIR/tc_count_test.bpf.o	# counts what it sees, lets the next filter decide
 [ -e "$TC_OTHER" ] || bail "$TC_OTHER is missing: make tests first"
 
 # ---- a generic-mode program attached with ip ---------------------------------------------

@@ -509,6 +509,20 @@ static void test_live(void)
 		   "%zu staged", refused);
 	err = bb_live_commit(&l, index_path, shadow_path, 0.5, fp);
 	tap_result(!err, "live: the deletes committed", "err %d", err);
+	{
+		const struct bb_config *cfg = (const void *)&img[BB_CONFIG_INDEX];
+		struct bb_index_view v;
+		int e2 = bb_index_open(index_path, &v);
+
+		/* what an event raised before it (struct bb_event's epoch) is told apart by */
+		tap_result(!err && !e2 && cfg->confirm_epoch == 1 && v.meta.epoch_known &&
+			   v.meta.epoch == 1, "live: the commit moved the epoch on, and the index "
+			   "it wrote says it is of that epoch", "err %d, epoch %u, the index's %u (%s)",
+			   e2, cfg->confirm_epoch, e2 ? 0 : v.meta.epoch,
+			   !e2 && v.meta.epoch_known ? "known" : "unknown");
+		if (!e2)
+			bb_index_close(&v);
+	}
 
 	/* no false negative: every entry not deleted still matches */
 	for (i = 0; i < n; i++)

@@ -243,6 +243,7 @@ static int list_kept(void)
 
 	if (err) {
 		pr_err("cannot read %s/%s: %s\n", bb_state_dir(), BB_STATE_ALLOW, strerror(-err));
+		kept_free(&k);	/* what was read before the error */
 		json_decref(items);
 		return BB_EXIT_ERROR;
 	}

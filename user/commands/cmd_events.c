@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bloomblock events: the hit events the programs raise into the pinned ring buffer,
- * one line each (JSON lines with -j), each attributed through the key index: the
- * list and line that hold what hit, or a false positive.
+ * one line each (JSON lines with -j), each attributed through the key index as it was
+ * when the event was raised: the list and line that hold what hit, or a false
+ * positive. bloomblock top: the same events, counted. Both read them through the
+ * ring's owner (kernel/events_hub.h), so that every reader gets every event.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,16 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "common.h"
+#include "event_attr.h"
+#include "events_hub.h"
 #include "options.h"
-#include "filter.h"
-#include "list.h"
 #include "pcap_out.h"
 #include "pins.h"
-#include "state.h"
 
 static const char *const what_names[] = {
 	[BB_EV_SRC] = "src", [BB_EV_DST] = "dst", [BB_EV_DNS] = "dns",
@@ -44,10 +43,10 @@ struct run {
 	int ifindex[16], n_ifindex;
 	long count, left;
 	struct bb_instance inst;
-	struct bb_image img;
-	struct bb_index_view index;
-	bool have_img, have_index;
-	__u32 map_id;
+	struct bb_events_tally said;	/* the losses said so far */
+	int ifindex_named;		/* the interface named last, asked again each second */
+	char ifname[IF_NAMESIZE];
+	__u64 ifname_ns;
 	__u64 mono_to_real_ns;
 	__u64 last_ns;			/* the time of the event read before */
 	struct bb_pcap *pcap;		/* --pcap: every event's packet, as it was */
@@ -74,46 +73,84 @@ static int name_bit(const char *const *table, size_t n, const char *arg, unsigne
 	return -EINVAL;
 }
 
-/* The live filter and its index, (re)opened when an event is of another filter. */
-static void open_live(struct run *r, __u32 map_id)
+/*
+ * What the events' reader lost since it last said, said (on stderr: stdout stays the
+ * events'): a reader that fell behind, an owner that stopped, one that was killed.
+ */
+static void say_losses(const struct bb_events_tally *t, struct bb_events_tally *said)
 {
-	if (r->have_img && r->map_id == map_id)
-		return;
-	if (r->have_index)
-		bb_index_close(&r->index);
-	if (r->have_img)
-		bb_image_close(&r->img);
-	r->have_img = r->have_index = false;
-	if (bb_image_open(&r->inst, &r->img))
-		return;
-	r->have_img = true;
-	r->map_id = map_id;
-	r->have_index = !bb_state_index(r->img.blocks, &r->index);
+	if (t->lost_behind > said->lost_behind)
+		pr_warn("events: %llu lost: this reader fell behind the ring's owner (pid %d), "
+			"which keeps the last %u\n",
+			(unsigned long long)(t->lost_behind - said->lost_behind), (int)t->owner,
+			BB_HUB_LOG);
+	if (t->lost_handover > said->lost_handover)
+		pr_warn("events: %llu lost: read by a ring's owner that stopped before it sent "
+			"them here\n",
+			(unsigned long long)(t->lost_handover - said->lost_handover));
+	if (t->vanished > said->vanished)
+		pr_warn("events: the ring's owner went without a word (killed? or this reader "
+			"took nothing for a second): what it had read and not sent here is not "
+			"known; now %s\n", t->owner == getpid() ?
+			"reading the ring here" : "served by the next owner");
+	if (t->not_kept > said->not_kept)
+		pr_info("events: %llu older ones no reader took were not kept (the owner keeps "
+			"the last %u)\n", (unsigned long long)(t->not_kept - said->not_kept),
+			BB_HUB_LOG);
+	*said = *t;
 }
 
-/* What hit, as an entry the image is asked about; its text in buf. */
-static int event_entry(const struct bb_event *ev, struct bb_entry *e, char *buf, size_t size)
+/* What the event's attribution says, as events prints it after the item. */
+static void attr_text(const struct bb_event_attr *a, const struct bb_event *ev, char *out,
+		      size_t size)
 {
-	size_t len;
+	char where[BB_ATTR_SOURCE_MAX + 16];
 
-	memset(e, 0, sizeof(*e));
-	if (ev->what == BB_EV_SRC || ev->what == BB_EV_DST) {
-		const __u8 *a = ev->what == BB_EV_SRC ? ev->saddr : ev->daddr;
-
-		e->kind = ev->family == 4 ? BB_ENTRY_IP4 : BB_ENTRY_IP6;
-		e->plen = ev->family == 4 ? 32 : 128;
-		memcpy(e->addr, a, ev->family == 4 ? 4 : 16);
-		inet_ntop(ev->family == 4 ? AF_INET : AF_INET6, a, buf, (socklen_t)size);
-		return 0;
+	snprintf(where, sizeof(where), a->line ? "%s:%u" : "%s", a->source, a->line);
+	switch (a->state) {
+	case BB_ATTR_LISTED:
+		snprintf(out, size, "listed (%s)", where);
+		break;
+	case BB_ATTR_UNLISTED:
+		snprintf(out, size, "a false positive: no list holds it");
+		break;
+	case BB_ATTR_CHANGED:
+		snprintf(out, size, "listed when raised? not known: the filter changed since "
+			 "(live changes %u -> %u); now: %s%s%s", ev->epoch, a->index_epoch,
+			 a->now_listed ? "listed (" : "not listed", a->now_listed ? where : "",
+			 a->now_listed ? ")" : "");
+		break;
+	case BB_ATTR_RELOADED:
+		snprintf(out, size, "listed when raised? not known: the filter was reloaded since");
+		break;
+	default:
+		snprintf(out, size, "listed (maybe)");
 	}
-	len = ev->key_len > 1 ? ev->key_len - 1 : 0;
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, ev->key + 1, len);
-	buf[len] = '\0';
-	e->kind = ev->what == BB_EV_URL ? BB_ENTRY_URL : BB_ENTRY_NAME;
-	e->text = buf;
-	return len ? 0 : -EINVAL;
+}
+
+static const char *const attr_names[] = {
+	[BB_ATTR_NO_INDEX] = "no_index", [BB_ATTR_LISTED] = "listed",
+	[BB_ATTR_UNLISTED] = "false_positive", [BB_ATTR_CHANGED] = "changed",
+	[BB_ATTR_RELOADED] = "reloaded",
+};
+
+/* The attribution's JSON fields, into j. */
+static void attr_json(json_t *j, const struct bb_event_attr *a, const struct bb_event *ev)
+{
+	json_t *in = a->state == BB_ATTR_LISTED || (a->state == BB_ATTR_CHANGED && a->now_listed) ?
+		     json_pack("{s:s, s:i}", "file", a->source, "line", (int)a->line) : json_null();
+
+	json_object_set_new(j, "attribution", json_string(NAME_OF(attr_names, a->state)));
+	json_object_set_new(j, "false_positive", a->state == BB_ATTR_LISTED ? json_false() :
+			    a->state == BB_ATTR_UNLISTED ? json_true() : json_null());
+	json_object_set_new(j, "live_changes", json_integer(ev->epoch));
+	if (a->state == BB_ATTR_CHANGED) {
+		json_object_set_new(j, "index_live_changes", json_integer(a->index_epoch));
+		json_object_set_new(j, "listed_in", json_null());
+		json_object_set_new(j, "now_listed_in", in);
+	} else {
+		json_object_set_new(j, "listed_in", in);
+	}
 }
 
 static void addr_text(const struct bb_event *ev, const __u8 *a, __u16 port, char *out,
@@ -130,21 +167,18 @@ static void addr_text(const struct bb_event *ev, const __u8 *a, __u16 port, char
 		snprintf(out, size, "[%s]:%u", ip, port);
 }
 
-static int on_event(void *ctx, void *data, size_t size)
+/* One event shown (when the filters let it through): 1 when --count is reached. */
+static int show_event(struct run *r, const struct bb_events_rec *rec)
 {
-	struct run *r = ctx;
-	const struct bb_event *ev = data;
+	const struct bb_event *ev = &rec->ev;
 	char item[BB_EVENT_KEY_MAX + 64], src[64], dst[64], when[40], ifname[IF_NAMESIZE] = "?";
-	char source[600] = "";
-	const struct bb_index_rec *rec = NULL;
+	char said[BB_ATTR_SOURCE_MAX + 200];
 	struct bb_entry e;
 	__u64 real;
 	time_t secs;
 	struct tm tm;
-	int i, listed = -1;
+	int i;
 
-	if (size < sizeof(*ev))
-		return 0;
 	if ((r->kinds && !(r->kinds & 1U << ev->what)) ||
 	    (r->verdicts && !(r->verdicts & 1U << ev->verdict)))
 		return 0;
@@ -153,17 +187,16 @@ static int on_event(void *ctx, void *data, size_t size)
 			break;
 	if (r->n_ifindex && i == r->n_ifindex)
 		return 0;
-	if (!if_indextoname(ev->ifindex, ifname))
-		snprintf(ifname, sizeof(ifname), "if%u", ev->ifindex);
-	if (event_entry(ev, &e, item, sizeof(item)))
-		snprintf(item, sizeof(item), "?");
-	open_live(r, ev->map_id);
-	if (r->have_img && r->have_index) {
-		listed = bb_image_attribute(r->img.blocks, &r->index, &e, &rec);
-		if (listed)
-			snprintf(source, sizeof(source), rec->line ? "%s:%u" : "%s",
-				 bb_index_source(&r->index, rec->src), rec->line);
+	/* a flood's events are of one interface: its name asked once a second, not each */
+	if ((int)ev->ifindex != r->ifindex_named || ev->time_ns - r->ifname_ns > 1000000000ULL) {
+		if (!if_indextoname(ev->ifindex, r->ifname))
+			snprintf(r->ifname, sizeof(r->ifname), "if%u", ev->ifindex);
+		r->ifindex_named = (int)ev->ifindex;
+		r->ifname_ns = ev->time_ns;
 	}
+	snprintf(ifname, sizeof(ifname), "%s", r->ifname);
+	if (bb_event_entry(ev, &e, item, sizeof(item)))
+		snprintf(item, sizeof(item), "?");
 	addr_text(ev, ev->saddr, ev->sport, src, sizeof(src));
 	addr_text(ev, ev->daddr, ev->dport, dst, sizeof(dst));
 	/*
@@ -196,30 +229,19 @@ static int on_event(void *ctx, void *data, size_t size)
 			"dport", ev->dport);
 
 		if (j) {
-			json_object_set_new(j, "false_positive",
-					    listed < 0 ? json_null() : json_boolean(!listed));
-			json_object_set_new(j, "listed_in", listed > 0 ?
-					    json_pack("{s:s, s:i}", "file",
-						      bb_index_source(&r->index, rec->src),
-						      "line", (int)rec->line) : json_null());
+			attr_json(j, &rec->attr, ev);
 			json_dumpf(j, stdout, JSON_COMPACT);
 			putchar('\n');
 			json_decref(j);
 		}
 	} else {
-		printf("%s %s %s %s %s %s %s > %s: %s%s%s\n", when, ifname,
+		attr_text(&rec->attr, ev, said, sizeof(said));
+		printf("%s %s %s %s %s %s %s > %s: %s\n", when, ifname,
 		       NAME_OF(hook_names, ev->hook), NAME_OF(verdict_names, ev->verdict),
-		       NAME_OF(what_names, ev->what), item, src, dst,
-		       listed < 0 ? "listed (maybe)" : listed ? "listed (" :
-		       "a false positive: no list holds it", listed > 0 ? source : "",
-		       listed > 0 ? ")" : "");
+		       NAME_OF(what_names, ev->what), item, src, dst, said);
 	}
 	fflush(stdout);
-	if (r->count && --r->left <= 0) {
-		stop = 1;
-		return -ECANCELED;	/* stop consuming: what is left stays in the ring */
-	}
-	return 0;
+	return r->count && --r->left <= 0;	/* what is left stays untaken */
 }
 
 /* What events was asked for: its options. */
@@ -306,35 +328,41 @@ static int events_args(int argc, char **argv, struct run *r, struct events_args 
 	return -1;
 }
 
-/* What the ring holds now, or (--follow) until a signal, --count or --timeout. */
-static int events_read(struct ring_buffer *rb, const struct events_args *a)
+/*
+ * The events no reader took yet, or (--follow) those and each as it comes, until a
+ * signal, --count or --timeout: 0, or -errno (said).
+ */
+static int events_read(struct run *r, struct bb_events_reader *rd, const struct events_args *a)
 {
+	struct bb_events_rec rec;
 	struct timespec t0, now;
-	int err;
+	int got;
 
-	if (!a->follow)
-		return ring_buffer__consume(rb);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (err = 0; !stop && err >= 0;) {
-		err = ring_buffer__poll(rb, 200);
-		if (err == -EINTR)
-			err = 0;
+	while (!stop) {
+		got = bb_events_next(rd, &rec, 200);
+		say_losses(bb_events_tally(rd), &r->said);
+		if (got == -ENODATA)
+			return 0;	/* without -f: all there was */
+		if (got < 0)
+			return got;
+		if (got && show_event(r, &rec))
+			return 0;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (a->timeout > 0 && (double)(now.tv_sec - t0.tv_sec) +
+		if (a->follow && a->timeout > 0 && (double)(now.tv_sec - t0.tv_sec) +
 		    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= a->timeout)
 			break;
 	}
-	return err;
+	return 0;
 }
 
 static int cmd_events(int argc, char **argv)
 {
 	struct events_args a = { 0 };
 	struct run r = { 0 };
-	struct ring_buffer *rb = NULL;
+	struct bb_events_reader *rd = NULL;
 	struct timespec mono, real;
-	char path[512];
-	int fd, err, ret = BB_EXIT_OK;
+	int err, ret = BB_EXIT_OK;
 
 	err = events_args(argc, argv, &r, &a);
 	if (err >= 0)
@@ -342,14 +370,6 @@ static int cmd_events(int argc, char **argv)
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir) ||
 	    bb_instance_open_said(bb_opts.pin_dir, &r.inst))
 		return BB_EXIT_ERROR;
-	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
-	     bpf_obj_get(path);
-	if (fd < 0) {
-		pr_err("%s: no events ring here (an instance loaded by an older bloomblock: "
-		       "unload --all and load again)\n", path);
-		bb_instance_close(&r.inst);
-		return BB_EXIT_ERROR;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	r.mono_to_real_ns = (__u64)real.tv_sec * 1000000000ULL + (__u64)real.tv_nsec -
@@ -365,32 +385,26 @@ static int cmd_events(int argc, char **argv)
 			goto out;
 		}
 	}
-	rb = ring_buffer__new(fd, on_event, &r, NULL);
-	if (!rb) {
-		pr_err("cannot read the events ring: %s\n", strerror(errno));
-		ret = BB_EXIT_ERROR;
+	if (bb_events_open(&rd, bb_opts.pin_dir, a.follow ? BB_EVENTS_FOLLOW : BB_EVENTS_TAKE)) {
+		ret = BB_EXIT_ERROR;	/* said */
 		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = events_read(rb, &a);
-	if (err < 0 && err != -EINTR && err != -ECANCELED) {
-		pr_err("reading the events ring: %s\n", strerror(-err));
-		ret = BB_EXIT_ERROR;
-	}
+	if (events_read(&r, rd, &a))
+		ret = BB_EXIT_ERROR;	/* said */
 out:
-	ring_buffer__free(rb);
-	close(fd);
 	if (r.pcap) {
+		const struct bb_events_tally *t = rd ? bb_events_tally(rd) : NULL;
+		__u64 lost = t ? t->lost_behind + t->lost_handover : 0;
+
 		bb_pcap_close(r.pcap);
 		if (!bb_msg.json)
-			pr_info("%s: %lu packet%s, their first %u bytes at most\n", a.pcap_path,
-				r.dumped, r.dumped == 1 ? "" : "s", BB_EVENT_PKT_MAX);
+			pr_info("%s: %lu packet%s, their first %u bytes at most%s\n", a.pcap_path,
+				r.dumped, r.dumped == 1 ? "" : "s", BB_EVENT_PKT_MAX,
+				lost ? "; events lost by this reader: said above" : "");
 	}
-	if (r.have_index)
-		bb_index_close(&r.index);
-	if (r.have_img)
-		bb_image_close(&r.img);
+	bb_events_close(rd);
 	bb_instance_close(&r.inst);
 	return ret;
 }
@@ -449,32 +463,31 @@ struct top_run {
 	struct run r;
 	struct tally names, sources, lists;
 	unsigned long events, false_positives;
+	__u64 lost;		/* events this reader lost in the interval (said on stderr) */
 };
 
-static int on_top_event(void *ctx, void *data, size_t size)
+static void on_top_event(struct top_run *t, const struct bb_events_rec *rec)
 {
-	struct top_run *t = ctx;
-	const struct bb_event *ev = data;
-	char item[BB_EVENT_KEY_MAX + 64], src[64], list[600] = "";
-	const struct bb_index_rec *rec = NULL;
+	const struct bb_event *ev = &rec->ev;
+	const struct bb_event_attr *a = &rec->attr;
+	char item[BB_EVENT_KEY_MAX + 64], src[64], list[BB_ATTR_SOURCE_MAX + 64];
 	bool dropped;
 	struct bb_entry e;
 
-	if (size < sizeof(*ev))
-		return 0;
 	dropped = ev->verdict == BB_EV_DROPPED;
-	if (event_entry(ev, &e, item, sizeof(item)))
+	if (bb_event_entry(ev, &e, item, sizeof(item)))
 		snprintf(item, sizeof(item), "?");
-	open_live(&t->r, ev->map_id);
-	if (t->r.have_img && t->r.have_index) {
-		if (bb_image_attribute(t->r.img.blocks, &t->r.index, &e, &rec))
-			snprintf(list, sizeof(list), "%s", bb_index_source(&t->r.index, rec->src));
-		else
-			snprintf(list, sizeof(list), "(a false positive: no list)");
-	} else {
+	if (a->state == BB_ATTR_LISTED)
+		snprintf(list, sizeof(list), "%s", a->source);
+	else if (a->state == BB_ATTR_UNLISTED)
+		snprintf(list, sizeof(list), "(a false positive: no list)");
+	else if (a->state == BB_ATTR_CHANGED)
+		snprintf(list, sizeof(list), "(changed since raised: not known)");
+	else if (a->state == BB_ATTR_RELOADED)
+		snprintf(list, sizeof(list), "(reloaded since raised: not known)");
+	else
 		snprintf(list, sizeof(list), "(no key index)");
-	}
-	if (!rec && t->r.have_index)
+	if (a->state == BB_ATTR_UNLISTED)
 		t->false_positives++;
 	inet_ntop(ev->family == 4 ? AF_INET : AF_INET6, ev->saddr, src, sizeof(src));
 	if (ev->what != BB_EV_SRC && ev->what != BB_EV_DST)
@@ -482,7 +495,6 @@ static int on_top_event(void *ctx, void *data, size_t size)
 	tally_add(&t->sources, src, "", dropped);
 	tally_add(&t->lists, list, "", dropped);
 	t->events++;
-	return 0;
 }
 
 static json_t *rows_json(struct tally *t, size_t limit, double secs, const char *what)
@@ -539,8 +551,9 @@ static void top_report(struct top_run *t, const struct bb_stats *s0,
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	if (bb_msg.json) {
-		json_t *j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "time", when,
+		json_t *j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "time", when,
 			"interval", secs, "events", (json_int_t)t->events,
+			"events_missed", (json_int_t)t->lost,
 			"false_positives", (json_int_t)t->false_positives,
 			"dropped", (json_int_t)(s1->dropped - s0->dropped),
 			"packets", (json_int_t)(s1->packets - s0->packets),
@@ -564,6 +577,9 @@ static void top_report(struct top_run *t, const struct bb_stats *s0,
 	       (double)(s1->dropped - s0->dropped) / secs, (double)t->events / secs,
 	       (unsigned long long)(s1->events_limited - s0->events_limited),
 	       (unsigned long long)(s1->events_lost - s0->events_lost), t->false_positives);
+	if (t->lost)
+		printf("missed here: %llu events (this view fell behind, or the events' owner "
+		       "changed)\n", (unsigned long long)t->lost);
 	rows_print(&t->names, limit, secs, "top blocked names");
 	rows_print(&t->sources, limit, secs, "top sources");
 	rows_print(&t->lists, limit, secs, "hits per list");
@@ -592,11 +608,10 @@ static int cmd_top(int argc, char **argv)
 {
 	struct top_opts to = { .interval = 2, .limit = 10 };
 	struct top_run t = { 0 };
-	struct ring_buffer *rb = NULL;
+	struct bb_events_reader *rd = NULL;
 	struct bb_stats s0, s1;
 	bool tty = isatty(STDOUT_FILENO);
-	char path[512];
-	int fd, err, ret = BB_EXIT_OK;
+	int err, ret = BB_EXIT_OK;
 	long round;
 
 	err = bb_command_parse(&cmd_top_def, argc, argv, &to, NULL, NULL);
@@ -605,12 +620,8 @@ static int cmd_top(int argc, char **argv)
 	if (bb_require_root() || bb_require_bpffs(bb_opts.pin_dir) ||
 	    bb_instance_open_said(bb_opts.pin_dir, &t.r.inst))
 		return BB_EXIT_ERROR;
-	fd = bb_pin_path(path, sizeof(path), bb_opts.pin_dir, BB_PIN_EVENTS) ? -1 :
-	     bpf_obj_get(path);
-	rb = fd < 0 ? NULL : ring_buffer__new(fd, on_top_event, &t, NULL);
-	if (!rb) {
-		pr_err("%s: cannot read the events ring\n", path);
-		ret = BB_EXIT_ERROR;
+	if (bb_events_open(&rd, bb_opts.pin_dir, BB_EVENTS_NEW)) {
+		ret = BB_EXIT_ERROR;	/* said */
 		goto out;
 	}
 	signal(SIGINT, on_signal);
@@ -619,47 +630,54 @@ static int cmd_top(int argc, char **argv)
 		struct timespec a, b;
 		double secs;
 
+		const struct bb_events_tally *tl = bb_events_tally(rd);
+		__u64 lost0 = tl->lost_behind + tl->lost_handover;
+		struct bb_events_rec rec;
+
 		tally_reset(&t.names);
 		tally_reset(&t.sources);
 		tally_reset(&t.lists);
 		t.events = t.false_positives = 0;
 		bb_stats_read(&t.r.inst, &s0);
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		do {
-			err = ring_buffer__poll(rb, 100);
+		for (secs = 0; !stop && secs < to.interval;) {
+			err = bb_events_next(rd, &rec, (int)((to.interval - secs) * 1000) + 1);
+			if (err < 0) {
+				ret = BB_EXIT_ERROR;	/* said */
+				goto out;
+			}
+			if (err)
+				on_top_event(&t, &rec);
+			say_losses(tl, &t.r.said);
 			clock_gettime(CLOCK_MONOTONIC, &b);
 			secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-		} while (!stop && (err >= 0 || err == -EINTR) && secs < to.interval);
-		ring_buffer__consume(rb);
+		}
+		t.lost = tl->lost_behind + tl->lost_handover - lost0;
 		bb_stats_read(&t.r.inst, &s1);
 		top_report(&t, &s0, &s1, secs, to.interval, (size_t)to.limit, tty);
 		fflush(stdout);
 	}
 out:
-	ring_buffer__free(rb);
-	if (fd >= 0)
-		close(fd);
+	bb_events_close(rd);
 	free(t.names.v);
 	free(t.sources.v);
 	free(t.lists.v);
-	if (t.r.have_index)
-		bb_index_close(&t.r.index);
-	if (t.r.have_img)
-		bb_image_close(&t.r.img);
 	bb_instance_close(&t.r.inst);
 	return ret;
 }
 
 const struct bb_command cmd_events_def = {
 	.name = "events",
-	.synopsis = "[-f] [-n N] [--timeout S] [--kind K]... [--verdict V]... [--interface IFACE]...\n"
-		    "[--pcap FILE]",
+	.synopsis = "[-f] [-n N] [--timeout S] [--kind K]... [--verdict V]... [--interface IFACE]... [--pcap FILE]",
 	.summary = "the hits the filter saw: what, where, which list and line",
 	.help = "The hit events the programs raised (load --events: at most RATE a second a\n"
 		"CPU; what the limit or a full ring lost is counted in stats: events_limited,\n"
 		"events_lost), one line each, oldest first, each with the list and line that\n"
-		"hold what hit, or \"a false positive\" when no list does. Reading takes them\n"
-		"out of the ring. -j: JSON lines.\n",
+		"held what hit when it was raised, or \"a false positive\" when no list did.\n"
+		"Without -f: the events no reader took yet. Every reader running gets every\n"
+		"event: one reads the ring (bloomblock run when it runs, else the first\n"
+		"reader) and serves the others; a reader that falls behind is told what it\n"
+		"lost. -j: JSON lines.\n",
 	.groups = { events_options },
 	.run = cmd_events,
 };
@@ -669,9 +687,9 @@ const struct bb_command cmd_top_def = {
 	.synopsis = "[--interval S] [-n N] [--limit ROWS]",
 	.summary = "the top blocked names and sources and hits per list, live",
 	.help = "What the filter blocks, live: every S seconds the top blocked names and\n"
-		"sources and the hits per list, from the hit events (reading takes them out\n"
-		"of the ring, as events does), with rates; -j: a JSON object an update. On a\n"
-		"terminal it redraws in place (plain ANSI).\n",
+		"sources and the hits per list, with rates, from the hit events (each one,\n"
+		"beside any other reader; it takes none from events); -j: a JSON object an\n"
+		"update. On a terminal it redraws in place (plain ANSI).\n",
 	.groups = { top_options },
 	.run = cmd_top,
 };

@@ -401,7 +401,7 @@ static int parse_rows(const struct bb_command *cmd, const struct rows *r, char m
 		err = o->parse(opts, o, o->arg ? optarg : NULL);
 		if (err)
 			goto failed;
-		if (o->given != BB_OPT_NO_GIVEN)
+		if (opts && o->given != BB_OPT_NO_GIVEN)
 			*(bool *)((char *)opts + o->given) = true;
 	}
 	return -1;

@@ -43,7 +43,7 @@ struct bb_option {
 #define BB_OPT_END	{ NULL, 0, NULL, NULL, NULL, 0, 0, NULL }
 
 /* The field and the "was given" bool of an option, in the struct opts points to. */
-#define BB_OPT_FIELD(opts, o, type)	((type *)((char *)(opts) + (o)->offset))
+#define BB_OPT_FIELD(opts, o, type)	((type *)(void *)((char *)(opts) + (o)->offset))
 
 /* Parsers of the common kinds of value. */
 int bb_opt_flag(void *opts, const struct bb_option *o, const char *arg);	/* bool = true */

@@ -337,6 +337,11 @@ struct bb_index_meta {
 	__u64 changes;		/* live adds and deletes written since the load */
 	__u64 added, deleted;	/* entries added and deleted live */
 	double fp;		/* the load's --fp: add's --max-fp is twice it */
+	/* the filter's live-change epoch (bb_config.confirm_epoch) this state of the
+	 * index is of: 0 at the load, an add or del writes the one it moves the filter on
+	 * to. Known when read from an index written so (an older one has none). */
+	__u32 epoch;
+	bool epoch_known;
 };
 
 /* A written index, mapped read-only. */

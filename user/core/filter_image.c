@@ -29,10 +29,11 @@ static const struct bb_header *image_header(const struct bb_block *image)
 /*
  * Attribution (bb_image_attribute()): while it runs, a key hits only when its bits are
  * set and the index holds it, and the short tables' bits count only for a prefix the
- * index holds; of the first key found, its first listing is kept. One query at a
- * time: check's.
+ * index holds; of the first key found, its first listing is kept. One query at a time
+ * a thread: the daemon attributes the hit events on one thread (events_hub.c) while it
+ * confirms hits on another (confirm.c).
  */
-static struct {
+static __thread struct {
 	const struct bb_index_view *index;
 	const struct bb_index_rec *found;
 } attr;

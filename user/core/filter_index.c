@@ -297,8 +297,12 @@ struct index_file_header {
 	__u64 sources_bytes;	/* the sources' names, NUL-terminated, after the records */
 	__u64 changes, added, deleted;	/* bb_index_meta */
 	double fp;
-	__u8 pad[48];
+	__u32 epoch;		/* bb_index_meta's, when flags has INDEX_F_EPOCH */
+	__u32 flags;
+	__u8 pad[40];
 };
+
+#define INDEX_F_EPOCH	1U	/* epoch is written (an older index has zeros there) */
 
 _Static_assert(sizeof(struct index_file_header) == 128, "the index header is 128 bytes");
 _Static_assert(sizeof(struct bb_index_rec) == 16, "an index record is 16 bytes");
@@ -320,7 +324,8 @@ static void meta_header(struct index_file_header *h, const struct bb_index *x,
 	*h = (struct index_file_header){ .n_recs = x->n, .seed = m->seed,
 					 .generation = m->generation, .map_id = m->map_id,
 					 .n_sources = n_sources, .changes = m->changes,
-					 .added = m->added, .deleted = m->deleted, .fp = m->fp };
+					 .added = m->added, .deleted = m->deleted, .fp = m->fp,
+					 .epoch = m->epoch, .flags = INDEX_F_EPOCH };
 	memcpy(h->magic, INDEX_MAGIC, sizeof(h->magic));
 	for (i = 0; i < n_sources; i++)
 		h->sources_bytes += strlen(sources[i]) + 1;
@@ -395,7 +400,9 @@ static int view_bytes(struct bb_index_view *v, const void *bytes, size_t size)
 	v->n = h->n_recs;
 	v->meta = (struct bb_index_meta){ .seed = h->seed, .generation = h->generation,
 					  .map_id = h->map_id, .changes = h->changes,
-					  .added = h->added, .deleted = h->deleted, .fp = h->fp };
+					  .added = h->added, .deleted = h->deleted, .fp = h->fp,
+					  .epoch = h->epoch,
+					  .epoch_known = !!(h->flags & INDEX_F_EPOCH) };
 	v->seed = h->seed;
 	v->generation = h->generation;
 	v->map_id = h->map_id;

@@ -696,6 +696,17 @@ static int merge_adds(struct bb_live *l)
 	return l->dead ? 0 : -ENOMEM;
 }
 
+/*
+ * The epoch this commit moves the filter on to (at its end): what the index it writes
+ * is of, so that an event raised before it (include/bloomblock.h, struct bb_event) is
+ * never attributed by an index that no longer holds what it hit.
+ */
+static __u32 next_epoch(const struct bb_live *l)
+{
+	return __atomic_load_n(&((const struct bb_config *)&l->image[BB_CONFIG_INDEX])->confirm_epoch,
+			       __ATOMIC_ACQUIRE) + 1;
+}
+
 int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow_path,
 		   double max_fp, double fp_check[BB_CHECK_MAX])
 {
@@ -766,6 +777,7 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 		memset(l->dead, 0, o / 8 + 1);
 		l->n_dead = 0;
 		l->meta.changes++;
+		l->meta.epoch = next_epoch(l);
 		err = bb_index_write_meta(&l->index, index_path, sources, l->n_sources, &l->meta);
 		if (err) {
 			free(gone_keys);
@@ -788,6 +800,7 @@ int bb_live_commit(struct bb_live *l, const char *index_path, const char *shadow
 				   __ATOMIC_RELAXED);
 	} else if (indexed) {
 		l->meta.changes++;
+		l->meta.epoch = next_epoch(l);
 		err = bb_index_write_meta(&l->index, index_path, sources, l->n_sources, &l->meta);
 		if (err)
 			return err;

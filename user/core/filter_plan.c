@@ -27,6 +27,7 @@
 #define FPR_JMAX 1024	/* keys per block; past that the FPR is near 1 anyway */
 #define WORD_BITS 64
 
+static pthread_mutex_t fpr_lock = PTHREAD_MUTEX_INITIALIZER;	/* the tables: any thread */
 static double *fpr_table[BB_MAX_K + 1];
 static unsigned int fpr_table_len[BB_MAX_K + 1];	/* entries 0..len-1 computed */
 static double fpr_occ[BB_MAX_K + 1][WORD_BITS + 1];	/* one word after len-1 keys */
@@ -80,8 +81,11 @@ double bb_blocked_fpr(double n, __u32 nblocks, __u32 k)
 	if (!bb_k_valid(k))
 		return 1;
 	jmax = (unsigned int)(lambda + 12 * sqrt(lambda) + 30);
-	if (jmax > FPR_JMAX || fpr_table_grow(k, jmax) || jmax >= fpr_table_len[k])
+	pthread_mutex_lock(&fpr_lock);	/* the daemon's /metrics thread asks too */
+	if (jmax > FPR_JMAX || fpr_table_grow(k, jmax) || jmax >= fpr_table_len[k]) {
+		pthread_mutex_unlock(&fpr_lock);
 		return 1;	/* blocks this full are useless anyway */
+	}
 	log_pmf = -lambda;	/* j = 0 */
 	for (j = 0; j <= jmax; j++) {
 		if (j > 0)
@@ -89,6 +93,7 @@ double bb_blocked_fpr(double n, __u32 nblocks, __u32 k)
 		mass += exp(log_pmf);
 		fpr += exp(log_pmf) * fpr_table[k][j];
 	}
+	pthread_mutex_unlock(&fpr_lock);
 	/* The tail past jmax is below 1e-20: count it as always-positive to stay safe. */
 	return fpr + (mass < 1 ? 1 - mass : 0);
 }

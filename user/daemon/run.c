@@ -41,6 +41,7 @@
 #include "options.h"
 #include "config.h"
 #include "confirm.h"
+#include "events_hub.h"
 #include "fetch.h"
 #include "metrics.h"
 #include "pins.h"
@@ -933,6 +934,7 @@ static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
 	struct MHD_Daemon *http = NULL;
+	struct bb_events_hub *events = NULL;
 	struct serve s = { 0 };
 	struct bb_instance inst;
 	struct ring_buffer *rb = NULL;
@@ -1003,6 +1005,9 @@ static int cmd_run(int argc, char **argv)
 		bb_confirm_beat(&s.c, true);
 		goto out;
 	}
+	/* the hit events' ring is this daemon's while it runs: it serves every reader */
+	if (bb_events_hub_daemon(&events, bb_opts.pin_dir))
+		pr_warn("the hit events are not served to readers by this daemon (said above)\n");
 	pr_info("serving %s (pid %d): confirming hits against the key index in %s\n",
 		bb_opts.pin_dir, (int)getpid(), bb_state_dir());
 	say_mode(&inst);
@@ -1024,6 +1029,7 @@ static int cmd_run(int argc, char **argv)
 		s.errors);
 out:
 	worker_poke(true);
+	bb_events_hub_stop(events);	/* the readers told; the next owns the ring */
 	if (http)
 		MHD_stop_daemon(http);
 	ring_buffer__free(rb);

@@ -73,7 +73,7 @@ static int peer_ifindex(int sock, const char *ifname)
 	if (ethtool(sock, ifname, names) || ethtool(sock, ifname, stats))
 		goto out;
 	for (i = 0; i < n; i++)
-		if (!strncmp((char *)names->data + i * ETH_GSTRING_LEN, "peer_ifindex",
+		if (!strncmp((char *)names->data + (size_t)i * ETH_GSTRING_LEN, "peer_ifindex",
 			     ETH_GSTRING_LEN))
 			ret = (int)stats->data[i];
 out:
@@ -89,6 +89,7 @@ static int rtnl_ask(void *req, size_t len, char *buf, size_t size)
 	struct nlmsghdr *h;
 	int fd, n;
 
+	memset(buf, 0, size); /* a short answer reads as zeros, never as stack garbage */
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return -errno;

@@ -2,7 +2,8 @@
 /*
  * XDP through libxdp (xdp_libxdp.h). libxdp loads a copy of the instance's entry
  * program, bloomblock_xdp, on the instance's own maps, and attaches it: where the
- * kernel allows freplace, as an extension of libxdp's dispatcher, beside the other
+ * kernel allows freplace, as an extension of the dispatcher (ours: quiet_begin()
+ * says why), beside the other
  * programs libxdp manages (xdp-loader's, xdp-filter's), in the order of their run
  * priorities; where it does not, alone, in libxdp's own fallback. The copy is pinned
  * in the pin dir (BB_PIN_LIBXDP_PREFIX): that pin is the attachment's record, as a
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -21,6 +23,7 @@
 #include "pins.h"
 #include "xdp_libxdp.h"
 #include "bloomblock.skel.h"
+#include "xdp_dispatcher.skel.h"
 
 /*
  * libxdp's warnings are said as ours; its info and debug lines (the fallback) with -d,
@@ -40,21 +43,80 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return bb_msg.debug ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-/* While libxdp works: its printer and a quiet libbpf; restored by quiet_end(). */
+/*
+ * While libxdp works: its printer and a quiet libbpf, and our dispatcher as the one
+ * it loads (bpf/xdp_dispatcher.bpf.c: libxdp's own, in Debian 12's 1.3.1, does not say
+ * that its slots change packet data, and kernels from 6.12 then refuse bloomblock in
+ * it). libxdp reads xdp-dispatcher.o from LIBXDP_OBJECT_PATH: the object, embedded in
+ * this program, is written to a directory of this call's own, which the variable names
+ * until quiet_end() restores it and removes the directory. Calls nest (detach asks
+ * where): the outermost does the work.
+ */
 struct quiet {
 	libxdp_print_fn_t xdp;
 	libbpf_print_fn_t bpf;
+	char dir[64], file[96];
+	char *env_before;
+	bool outer;
 };
+
+static int quiet_depth;
+
+static void dispatcher_begin(struct quiet *q)
+{
+	const char *env = getenv("LIBXDP_OBJECT_PATH");
+	size_t size;
+	const void *obj = xdp_dispatcher__elf_bytes(&size);
+	FILE *f;
+
+	q->env_before = env ? strdup(env) : NULL;
+	snprintf(q->dir, sizeof(q->dir), "/tmp/bloomblock-libxdp.XXXXXX");
+	if (!mkdtemp(q->dir)) {
+		q->dir[0] = '\0';
+		return;	/* libxdp's own dispatcher, then: as before */
+	}
+	snprintf(q->file, sizeof(q->file), "%s/xdp-dispatcher.o", q->dir);
+	f = fopen(q->file, "wxe");
+	if (!f || fwrite(obj, 1, size, f) != size) {
+		if (f)
+			fclose(f);
+		unlink(q->file);
+		rmdir(q->dir);
+		q->dir[0] = '\0';
+		return;
+	}
+	fclose(f);
+	setenv("LIBXDP_OBJECT_PATH", q->dir, 1);
+}
+
+static void dispatcher_end(struct quiet *q)
+{
+	if (q->dir[0]) {
+		unlink(q->file);
+		rmdir(q->dir);
+		if (q->env_before)
+			setenv("LIBXDP_OBJECT_PATH", q->env_before, 1);
+		else
+			unsetenv("LIBXDP_OBJECT_PATH");
+	}
+	free(q->env_before);
+}
 
 static struct quiet quiet_begin(void)
 {
 	struct quiet q = { libxdp_set_print(libxdp_print), libbpf_set_print(libbpf_quiet) };
 
+	q.outer = quiet_depth++ == 0;
+	if (q.outer)
+		dispatcher_begin(&q);
 	return q;
 }
 
 static void quiet_end(struct quiet q)
 {
+	if (q.outer)
+		dispatcher_end(&q);
+	quiet_depth--;
 	libxdp_set_print(q.xdp);
 	libbpf_set_print(q.bpf);
 }
