@@ -30,7 +30,7 @@ static __always_inline int confirm_fresh(const struct bb_confirm_val *v,
  */
 __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 {
-	__u32 zero = 0, idx = BB_CONFIG_INDEX, what = what_family & 0xff, len;
+	__u32 zero = 0, what = what_family & 0xff, len;	/* zero: every lookup's key, one stack slot */
 	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
 	struct bb_stats *st = sc ? stats_of(sc->stage.hook) : NULL;	/* hit_decide()'s, url_stage()'s */
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
@@ -49,7 +49,8 @@ __noinline int bb_confirm(__u32 what_family, __u64 a, __u64 b, __u32 key_len)
 	if (!st || !sc || !filter)
 		return BB_CONFIRM_R_WAIT;
 	hdr = bpf_map_lookup_elem(filter, &zero);
-	cfg = bpf_map_lookup_elem(filter, &idx);
+	zero = BB_CONFIG_INDEX;	/* the key's slot again: Linux 6.1 counts this frame's bytes */
+	cfg = bpf_map_lookup_elem(filter, &zero);
 	if (!hdr || !cfg)
 		return BB_CONFIRM_R_WAIT;
 	k = &sc->ckey;

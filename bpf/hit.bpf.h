@@ -103,7 +103,7 @@ static __always_inline int confirm_daemon_beats(void)
 static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32 key_len,
 				      __u32 hook, struct bb_hit_seen *h)
 {
-	__u32 zero = 0, idx, what = what_family & 0xff, allow_what;
+	__u32 zero = 0, what = what_family & 0xff, allow_what;
 	void *filter = bpf_map_lookup_elem(&filters, &zero);
 	struct bb_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
 	const struct bb_allow_header *ah;
@@ -131,8 +131,8 @@ static __always_inline int hit_decide(__u32 what_family, __u64 a, __u64 b, __u32
 		allow_what = (what_family >> 8) == 4 ? BB_ALLOW_IP4 : BB_ALLOW_IP6;
 	else
 		allow_what = BB_ALLOW_NAME;
-	idx = BB_FIRST_BLOCK + hdr->nblocks;
-	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &idx) : NULL;
+	zero = BB_FIRST_BLOCK + hdr->nblocks;	/* the key's slot again (the stack, above) */
+	ah = hdr->allow_blocks ? bpf_map_lookup_elem(filter, &zero) : NULL;
 	if (ah && ah->items)
 		allowed = bb_allow_pass(allow_what, a, b, ah->map_id);
 	if (!allowed && (hdr->flags & BB_HDR_F_CONFIRM))
