@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "env.h"
 #include "fault.h"
 #include "bloomblock.skel.h"
 #include "msg.h"
@@ -202,6 +203,46 @@ static int reuse_scratch(int map_fd, const char *name, void *arg)
 }
 
 /*
+ * What the programs call that a kernel may lack, probed before the load (never
+ * guessed from a version): a kernel without one is refused with its name and the
+ * Linux version that brought it, not with the verifier's "unknown func". BB_TEST_LACKS
+ * (tests only) names one to take as missing.
+ */
+static int features_check(unsigned int families)
+{
+	static const struct {
+		enum bpf_prog_type type;
+		enum bpf_func_id id;
+		unsigned int families;
+		const char *name, *since;
+	} features[] = {
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_ringbuf_reserve, BB_FAMILY_ALL,
+		  "BPF ring buffers (bpf_ringbuf_reserve())", "5.8" },
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_loop, BB_FAMILY_XDP, "bpf_loop()", "5.17" },
+		{ BPF_PROG_TYPE_SCHED_CLS, BPF_FUNC_loop, BB_FAMILY_TC, "bpf_loop()", "5.17" },
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_xdp_load_bytes, BB_FAMILY_XDP,
+		  "bpf_xdp_load_bytes()", "5.18" },
+	};
+	const char *lacks = getenv("BB_TEST_LACKS");
+	size_t i;
+	int have;
+
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		if (!(families & features[i].families))
+			continue;
+		have = lacks && !strcmp(lacks, features[i].name) ? 0 :
+		       libbpf_probe_bpf_helper(features[i].type, features[i].id, NULL);
+		if (have == 0) {	/* < 0: the probe itself failed; the load will say why */
+			pr_err("this kernel (%s) lacks %s, which bloomblock's programs call: Linux "
+			       "%s or later has it\n", bb_kernel_release(), features[i].name,
+			       features[i].since);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/*
  * Load the programs of families, sharing the pinned maps (libbpf reuses a map whose
  * pin path exists, and pins the others), fill their tail-call tables and pin their
  * entry programs into inst.
@@ -247,7 +288,15 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		err = err ?: bpf_map__set_pin_path(map, path);
 	}
 	bpf_object__for_each_program(prog, skel->obj)
-		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog));
+		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog)) ?:
+			     /*
+			      * No expected attach type (libbpf gives SEC("xdp") BPF_XDP): a
+			      * kernel with the tail-call owner check (Linux 6.1.y, 6.12.y
+			      * stable) lets a program tail-call into a prog array only when
+			      * its expected attach type is the array's owner's, and libxdp's
+			      * copy of the entry program, an extension, has none.
+			      */
+			     bpf_program__set_expected_attach_type(prog, 0);
 	for (i = 0; !err && i < sizeof(pins) / sizeof(pins[0]); i++)
 		err = pinned_map_fits(bpf_object__find_map_by_name(skel->obj, pins[i].map), pin_dir);
 	/*
@@ -259,10 +308,19 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 				   reuse_scratch, skel->maps.scratch);
 	if (err)
 		goto cleanup;
+	err = features_check(families);
+	if (err)
+		goto cleanup;
 	err = bloomblock__load(skel);
 	if (err) {
-		pr_err("the kernel refused the BPF program: %s (run with -d for the verifier log)\n",
-		       strerror(-err));
+		char why[400];
+
+		if (bb_libbpf_refusal(why, sizeof(why)))
+			pr_err("the kernel (%s) refused the BPF %s (%s); -d shows the verifier's "
+			       "whole log\n", bb_kernel_release(), why, strerror(-err));
+		else
+			pr_err("the kernel (%s) refused the BPF programs: %s (-d shows the "
+			       "verifier's log)\n", bb_kernel_release(), strerror(-err));
 		goto cleanup;
 	}
 	err = bb_stage_tables_fill(skel->obj, families);
