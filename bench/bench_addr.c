@@ -213,7 +213,7 @@ static int load_skeleton(struct size_run *s)
 			return err;
 	}
 	err = bench__load(s->skel);
-	err = err ?: bb_url_tables_fill(s->skel->obj, BB_FAMILY_ALL);
+	err = err ?: bb_stage_tables_fill(s->skel->obj, BB_FAMILY_ALL);
 	if (err)
 		return err;
 	s->skeleton_load_s = now_s() - t0;

@@ -49,7 +49,7 @@ int skeleton_load(struct bench **skel)
 	*skel = bench__open_and_load();
 	if (!*skel)
 		return -errno;
-	err = bb_url_tables_fill((*skel)->obj, BB_FAMILY_ALL);
+	err = bb_stage_tables_fill((*skel)->obj, BB_FAMILY_ALL);
 	if (err) {
 		bench__destroy(*skel);
 		*skel = NULL;

@@ -185,7 +185,7 @@ static int ev_skeleton_load(struct ev_run *run)
 	for (i = 0; i < ARRAY_SIZE(mine) && !err; i++)
 		err = bpf_program__set_autoload(mine[i], true);
 	err = err ?: bench__load(run->skel);
-	return err ?: bb_url_tables_fill(run->skel->obj, BB_FAMILY_ALL);
+	return err ?: bb_stage_tables_fill(run->skel->obj, BB_FAMILY_ALL);
 }
 
 /* A record in the ring: counted, and for the event rows checked against the frame. */

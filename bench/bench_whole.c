@@ -206,7 +206,7 @@ static int skeleton_open_load(struct whole_size *s)
 		k->rodata->bench_min_seed[f] = s->filters[f].hdr.seed;
 	}
 	err = bench__load(k);
-	err = err ?: bb_url_tables_fill(k->obj, BB_FAMILY_ALL);
+	err = err ?: bb_stage_tables_fill(k->obj, BB_FAMILY_ALL);
 	if (err)
 		return err;
 	s->load_s = now_s() - t0;

@@ -100,7 +100,7 @@ static __always_inline struct bench_cpu *bench_next(__u8 *a)
 	return b;
 }
 
-/* The real program's lookup, with the context bloomblock_core() builds. */
+/* The real program's lookup, with the context entry_core() builds. */
 static __always_inline int bench_bb_match(const __u8 *a, int v4)
 {
 	struct bb_ctx c = {};
@@ -112,7 +112,7 @@ static __always_inline int bench_bb_match(const __u8 *a, int v4)
 }
 
 /*
- * What bloomblock_core() does for a source address: the lookup and, on a hit, the
+ * What entry_core() does for a source address: the lookup and, on a hit, the
  * decision (hit_decide(): the allowlist's header read, then bb_allow_pass() when it
  * holds keys; the events off). 1 when the address is still blocked. The lookup is
  * bench_bb_match()'s: the two rows differ by the allowlist alone.
@@ -184,7 +184,7 @@ int bench_empty(struct xdp_md *ctx)
 }
 
 /*
- * Hot regime (the same packet every run): what bloomblock_core() does before any
+ * Hot regime (the same packet every run): what entry_core() does before any
  * lookup, parse and count, and then the comparator's lookup of the source address.
  * Hits return XDP_DROP, like the real program, so the driver can check them.
  */
@@ -381,37 +381,21 @@ int bench_xdp_derive(struct xdp_md *ctx)
 
 /*
  * bloomblock_xdp's own body (the same address path, bb_addr_xdp() and
- * addr_decide(), then the same inline bloomblock_core() and calls), on the
+ * addr_decide(), then the same inline entry_core() and its tail calls), on the
  * rewritten packet; a drop counts as the counter's hit.
  */
 SEC("?xdp")
 int bench_xdp_cold(struct xdp_md *ctx)
 {
-	struct bb_next next = { .svc = BB_SVC_NONE };
 	struct bench_cpu *b = bench_next_src(ctx);
-	void *data, *data_end;
 	int v;
 
 	if (!b)
 		return XDP_ABORTED;
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
-	v = bb_addr_xdp(ctx);
-	if (v != BB_GENERAL && (v & BB_ADDR_HIT))
-		v = addr_decide(ctx, data, data_end, v, BB_INGRESS, BB_EV_XDP, 1);
-	if (v == BB_GENERAL)
-		v = bloomblock_core(data, data_end, BB_INGRESS, &next, ctx, BB_EV_XDP, 1);
-	if (v == BB_TAIL)
-		v = bb_service_xdp(ctx, next.svc, next.payload_off, next.payload_len,
-				   next.seq_flags);
-	if (v == BB_TAIL) {
-		bpf_tail_call_static(ctx, &url_xdp, BB_URL_SLOT);
-		v = tail_call_failed(BB_EV_XDP);
-	}
-	v = xdp_action(v);
-	if (v == XDP_DROP)
+	v = entry_xdp(ctx);
+	if (v == BB_DROP)
 		b->hits++;
-	return v;
+	return xdp_next(ctx, v);
 }
 
 /*
@@ -729,7 +713,7 @@ BENCH_WHOLE_PROG(bench_whole_hash6, bench_hash_lookup(ctx, &bench_hash6, 0))
  * time (steps, a constant per program): the filter in the inner map of the
  * `filters` slot (the outer lookup and a call for the block), its header looked up
  * (a second call) and checked and the geometry read from it, the general parse
- * (bb_parse_packet()), the counters bloomblock_core() keeps for an address (the
+ * (bb_parse_packet()), the counters entry_core() keeps for an address (the
  * per-CPU stats lookup; packets, ipv4, lookups, and passed or dropped), and
  * bb_match_ip4()'s generality (the short table's flag, the probe-length loop, the
  * key masked to the planned length) through a struct bb_ctx.
@@ -794,7 +778,7 @@ static __always_inline int split_steps(struct xdp_md *ctx, const int steps)
 	if (steps & SPLIT_COUNTERS)
 		c.st->ipv4++;
 	if (steps & SPLIT_MATCH) {
-		hit = match_addr(&c, &pkt, addr);
+		hit = match_addr(&c, &pkt, addr, (void *)(long)ctx->data_end);
 	} else {
 		h = bb_hash_ip4_word(bb_key_ip4_word(addr, 32), seed);
 		if (steps & SPLIT_INNER) {

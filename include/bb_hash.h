@@ -29,24 +29,20 @@ static __always_inline __u64 bb_rotl64(__u64 x, int r)
 }
 
 /*
- * XXH64's reads, little-endian as BPF and x86 are. Byte by byte (a memcpy from an
- * unaligned pointer): as single loads (bb_load64()) the URL program, 30 XXH64s,
- * walks past the verifier's 1M instructions.
+ * XXH64's reads, little-endian as BPF and x86 are, one load each (include/bb_mem.h).
+ * The offset is masked where the verifier sees it (bb_bounded()): the compiler drops
+ * a mask it can prove a no-op from the caller's bound on the length, and the 6.1
+ * verifier cannot follow the length's division into stripes and words that makes
+ * the offset ("math between map_value pointer and register with unbounded min value").
  */
 static __always_inline __u64 bb_read64(const __u8 *p, __u32 off)
 {
-	__u64 v;
-
-	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
-	return v;
+	return bb_load64(p + bb_bounded(off, BB_HASH_OFF_MASK));
 }
 
 static __always_inline __u32 bb_read32(const __u8 *p, __u32 off)
 {
-	__u32 v;
-
-	__builtin_memcpy(&v, p + (off & BB_HASH_OFF_MASK), sizeof(v));
-	return v;
+	return bb_load32(p + bb_bounded(off, BB_HASH_OFF_MASK));
 }
 
 /* A word of a name at key[off] for bb_hash_name()'s chain: one load. */
@@ -120,7 +116,7 @@ static __always_inline __u64 bb_xxh64(const __u8 *p, __u32 len, __u64 seed)
 	for (i = 0, left = bytes + 1; i < 3; i++) {
 		if (--left == 0)
 			break;
-		h ^= p[(off + i) & BB_HASH_OFF_MASK] * BB_XXH_PRIME5;
+		h ^= p[bb_bounded(off + i, BB_HASH_OFF_MASK)] * BB_XXH_PRIME5;
 		h = bb_rotl64(h, 11) * BB_XXH_PRIME1;
 	}
 

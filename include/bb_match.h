@@ -37,6 +37,25 @@
 static __always_inline int bb_match_lookup(const BB_MATCH_CTX *c, __u64 h);
 static __always_inline int bb_match_short(const BB_MATCH_CTX *c, int v4, const __u8 *addr);
 
+/* The IPv4 address at the header's ith prefix length (i < its n_v4_plens). */
+static __always_inline int bb_probe_ip4(const BB_MATCH_CTX *c, const __u8 *addr, __u32 i)
+{
+	const struct bb_header *hdr = BB_MATCH_HDR(c);
+
+	return bb_match_lookup(c, bb_hash_ip4_word(bb_key_ip4_word(addr,
+				hdr->v4_plens[bb_bounded(i, BB_MAX_PLENS - 1)]), hdr->seed));
+}
+
+static __always_inline int bb_probe_ip6(const BB_MATCH_CTX *c, const __u8 *addr, __u32 i)
+{
+	const struct bb_header *hdr = BB_MATCH_HDR(c);
+	__u32 plen = hdr->v6_plens[bb_bounded(i, BB_MAX_PLENS - 1)];
+	__u64 hi, lo;
+
+	bb_key_ip6_words(addr, plen, &hi, &lo);
+	return bb_match_lookup(c, bb_hash_ip6_words(hi, lo, plen, hdr->seed));
+}
+
 /* An address: the short table, then each probe length the header lists, longest first. */
 static __always_inline int bb_match_ip4(const BB_MATCH_CTX *c, const __u8 *addr)
 {
@@ -48,8 +67,7 @@ static __always_inline int bb_match_ip4(const BB_MATCH_CTX *c, const __u8 *addr)
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v4_plens)
 			break;
-		if (bb_match_lookup(c, bb_hash_ip4_word(bb_key_ip4_word(addr, hdr->v4_plens[i]),
-							hdr->seed)))
+		if (bb_probe_ip4(c, addr, i))
 			return 1;
 	}
 	return 0;
@@ -58,7 +76,6 @@ static __always_inline int bb_match_ip4(const BB_MATCH_CTX *c, const __u8 *addr)
 static __always_inline int bb_match_ip6(const BB_MATCH_CTX *c, const __u8 *addr)
 {
 	const struct bb_header *hdr = BB_MATCH_HDR(c);
-	__u64 hi, lo;
 	__u32 i;
 
 	if ((hdr->flags & BB_HDR_F_V6_SHORT) && bb_match_short(c, 0, addr))
@@ -66,8 +83,7 @@ static __always_inline int bb_match_ip6(const BB_MATCH_CTX *c, const __u8 *addr)
 	for (i = 0; i < BB_MAX_PLENS; i++) {
 		if (i >= hdr->n_v6_plens)
 			break;
-		bb_key_ip6_words(addr, hdr->v6_plens[i], &hi, &lo);
-		if (bb_match_lookup(c, bb_hash_ip6_words(hi, lo, hdr->v6_plens[i], hdr->seed)))
+		if (bb_probe_ip6(c, addr, i))
 			return 1;
 	}
 	return 0;
@@ -167,38 +183,60 @@ static __always_inline int bb_match_name(const BB_MATCH_CTX *c, __u32 len)
 	return 0;
 }
 
-/* Host suffixes times path prefixes, Safe-Browsing style; the host is key[1 .. hlen]. */
+/* What the turns of bb_match_url()'s enumeration share. */
+struct bb_url_probe_ctx {
+	const BB_MATCH_CTX *c;
+	__u32 hlen, n_hosts, n_paths;
+	int hit;
+};
+
+/*
+ * The ith probe of a URL: host suffix i / BB_URL_MAX_PATH_PREFIXES (the host itself,
+ * then its parents, shortest first: the dots its parser recorded) times path prefix i
+ * % BB_URL_MAX_PATH_PREFIXES. 1: stop (a hit, or every host done).
+ */
+static __always_inline long bb_url_probe(__u32 i, void *arg)
+{
+	struct bb_url_probe_ctx *u = arg;
+	const BB_MATCH_CTX *c = u->c;
+	__u8 *key = BB_MATCH_KEY(c);
+	const __u32 *paths = (const __u32 *)(key + BB_PATHS_SLOT);
+	__u32 host = i / BB_URL_MAX_PATH_PREFIXES, path = i % BB_URL_MAX_PATH_PREFIXES, d;
+	int hit;
+
+	if (host >= u->n_hosts)
+		return 1;
+	if (path >= u->n_paths)
+		return 0;
+	/* the exact host: its kind tag goes to key[0]; a parent's over the dot before it */
+	d = host ? bb_parent_dot(key, host - 1) & (BB_KEY_MAX - 1) : 0;
+	key[d] = BB_KEY_URL;
+	hit = bb_key_hit(c, d, 1 + u->hlen - d + paths[bb_bounded(path, 7)]);
+	key[d] = d ? '.' : 0;
+	if (hit) {
+		u->hit = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Host suffixes times path prefixes, Safe-Browsing style; the host is key[1 .. hlen],
+ * its dots recorded by its parser (bb_name_finish()). One bb_loop() over the pairs.
+ */
 static __always_inline int bb_match_url(const BB_MATCH_CTX *c, __u32 hlen, __u32 plen,
 					int full)
 {
 	__u8 *key = BB_MATCH_KEY(c);
-	__u32 starts[16], paths[8], n_hosts, n_paths, i, j, d, hosts_left, paths_left;
-	int hit = 0;
+	struct bb_url_probe_ctx u = { c, hlen, 0, 0, 0 };
 
 	if (!(BB_MATCH_KINDS(c) & BB_HDR_F_URLS))
 		return 0;
-	n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, paths);
-	starts[0] = 0;	/* the exact host: its kind tag goes to key[0] */
-	n_hosts = 1 + bb_name_parents(key, hlen, starts + 1, BB_URL_MAX_HOST_SUFFIXES - 1,
-				      BB_URL_MAX_HOST_SUFFIXES);
-	/* counting down copies of the counts: see bb_xxh64() for why */
-	for (i = 0, hosts_left = n_hosts + 1; i < BB_URL_MAX_HOST_SUFFIXES; i++) {
-		if (--hosts_left == 0)
-			break;
-		d = starts[i & 15] & (BB_KEY_MAX - 1);
-		key[d] = BB_KEY_URL;
-		for (j = 0, paths_left = n_paths + 1; j < BB_URL_MAX_PATH_PREFIXES; j++) {
-			if (--paths_left == 0)
-				break;
-			hit = bb_key_hit(c, d, 1 + hlen - d + paths[j & 7]);
-			if (hit)
-				break;
-		}
-		key[d] = d ? '.' : 0;
-		if (hit)
-			return 1;
-	}
-	return 0;
+	u.n_paths = bb_url_path_prefixes(key, 1 + hlen, plen, full, (__u32 *)(key + BB_PATHS_SLOT));
+	u.n_hosts = 1 + bb_name_parents_recorded(key, BB_URL_MAX_HOST_SUFFIXES - 1,
+						 BB_URL_MAX_HOST_SUFFIXES);
+	bb_loop(BB_URL_MAX_HOST_SUFFIXES * BB_URL_MAX_PATH_PREFIXES, bb_url_probe, &u);
+	return u.hit;
 }
 
 #endif /* BB_MATCH_H */

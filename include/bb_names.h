@@ -31,7 +31,9 @@ struct bb_keybuf {
 				 * up to BB_KEYBUF_BYTES / 2 */
 	__u32 n_dots;		/* bb_dots_add(): dots seen */
 	__u32 dots[16];		/* ... the last 16 of them, a ring */
-	__u8 unused[44];
+	__u32 paths[8];		/* bb_match_url()'s path prefixes (bb_url_path_prefixes()) */
+	__u32 at;		/* a walk's position, from one turn of its loop to the next */
+	__u8 unused[8];
 	__u32 url_paths;	/* bb_url_path_prefixes()'s count */
 	__u32 parents;		/* bb_name_parents()'s count */
 	__u32 labels;		/* ... and its labels */
@@ -43,6 +45,8 @@ struct bb_keybuf {
 #define BB_PARENTS_SLOT		__builtin_offsetof(struct bb_keybuf, parents)
 #define BB_LABELS_SLOT		__builtin_offsetof(struct bb_keybuf, labels)
 #define BB_URL_PATHS_SLOT	__builtin_offsetof(struct bb_keybuf, url_paths)
+#define BB_PATHS_SLOT		__builtin_offsetof(struct bb_keybuf, paths)
+#define BB_AT_SLOT		__builtin_offsetof(struct bb_keybuf, at)
 
 _Static_assert(sizeof(struct bb_keybuf) == BB_KEYBUF_BYTES, "the key buffer's layout");
 _Static_assert(BB_DOTS_SLOT >= 2 * BB_KEY_MAX + 8 && BB_DOTS_SLOT >= BB_KEYBUF_BYTES / 2 + 8,
@@ -143,6 +147,42 @@ static __always_inline int bb_has_zero8(__u64 v)
 	return bb_zero_bytes(v) != 0;
 }
 
+/* What the turns of bb_dns_qname()'s label walk share. */
+struct bb_dns_labels_ctx {
+	__u8 *key;
+	__u32 raw;	/* the wire name's length, its zero byte included */
+	__u32 at;	/* the next length byte's place */
+	int bad;
+};
+
+/* A label of the wire name: its length byte made a dot, recorded. 1: stop (the end, or bad). */
+static __always_inline long bb_dns_label(__u32 i, void *arg)
+{
+	struct bb_dns_labels_ctx *lc = arg;
+	__u8 *key = lc->key;
+	__u32 j = lc->at;
+	__u8 l = key[j & BB_KEYBUF_MASK];
+
+	(void)i;
+	if (!l)
+		return 1;
+	if (l > 63) {		/* a compression pointer (0xc0) or an extended label type */
+		lc->bad = 1;
+		return 1;
+	}
+	if (j) {
+		key[j & BB_KEYBUF_MASK] = '.';
+		bb_dots_add(key, j);	/* j >= 2: the first label is not empty */
+	}
+	j += l + 1;
+	lc->at = j;
+	if (j >= lc->raw) {
+		lc->bad = 1;		/* a zero byte inside a label */
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * The DNS question name of a query (QR=0, opcode QUERY, one question or more)
  * into key[1 .. *len]. The wire form "\4evil\7example\0" is copied as it is to
@@ -211,20 +251,13 @@ static __always_inline int bb_dns_qname(const __u8 *msg, const void *end, __u8 *
 
 	/* walk the labels: each length byte must land on the next one, the last on 0 */
 	bb_dots_reset(key);
-	for (i = 0, j = 0; i < BB_NAME_MAX; i++) {
-		__u8 l = key[j & BB_KEYBUF_MASK];
+	{
+		struct bb_dns_labels_ctx lc = { key, raw, 0, 0 };
 
-		if (!l)
-			break;
-		if (l > 63)	/* a compression pointer (0xc0) or an extended label type */
+		bb_loop_hot(4, BB_NAME_MAX, bb_dns_label, &lc);	/* most names: 4 labels */
+		if (lc.bad)
 			return BB_NAME_BAD;
-		if (j) {
-			key[j & BB_KEYBUF_MASK] = '.';
-			bb_dots_add(key, j);	/* j >= 2: the first label is not empty */
-		}
-		j += l + 1;
-		if (j >= raw)
-			return BB_NAME_BAD;	/* a zero byte inside a label */
+		j = lc.at;
 	}
 	if (bb_forget(key, j) != raw - 1)
 		return BB_NAME_BAD;
@@ -238,16 +271,59 @@ static __always_inline __u64 bb_zero_bytes_exact(__u64 v)
 	return ~(((v & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | v) & 0x8080808080808080ULL;
 }
 
+/* What the turns of bb_name_finish() share. */
+struct bb_name_finish_ctx {
+	__u8 *key;
+	__u32 n;	/* the name's length */
+	__u32 at;	/* the next word's first byte */
+	int bad;
+};
+
+/* The name's next word: checked, lowercased, its dots recorded. 1: stop (past it, or bad). */
+static __always_inline long bb_name_finish_word(__u32 i, void *arg)
+{
+	struct bb_name_finish_ctx *f = arg;
+	__u8 *key = f->key;
+	__u32 k, n = f->n, at = f->at;
+	__u64 v, keep, dots;
+
+	(void)i;
+	if (at > n)
+		return 1;
+	keep = 0x8080808080808080ULL;	/* bit 7 of the name's bytes in this word */
+	if (n - at < 7)
+		keep >>= 8 * (7 - (n - at));
+	at = bb_bounded(at, 255);
+	v = bb_load64(key + at);
+	if ((v | bb_bytes_below(v, '!') | bb_zero_bytes(v ^ 0x2f2f2f2f2f2f2f2fULL) |
+	     bb_zero_bytes(v ^ 0x7f7f7f7f7f7f7f7fULL)) & keep) {
+		f->bad = 1;
+		return 1;
+	}
+	bb_store64(key + at, v | (bb_upper_bytes(v) & keep) >> 2);	/* bb_lower8() */
+	/* a dot at position 1 is not recorded: no parent starts there */
+	dots = bb_zero_bytes_exact(v ^ 0x2e2e2e2e2e2e2e2eULL) & keep & (at > 1 ? ~0ULL : ~0x80ULL);
+	for (k = 0; k < 8; k++) {
+		if (!dots)
+			break;
+		bb_dots_add(key, at + bb_low_zero_byte(dots));
+		dots &= dots - 1;
+	}
+	f->at = at + 8;
+	return 0;
+}
+
 /*
  * Lowercase key[1 .. len] and drop one trailing dot; reject what no list can hold:
- * a byte below '!', '/', or 0x7f and above. Eight bytes a step. The borrows of the
- * tests mark only bytes above a true match, so the bytes past the name in its last
- * word cannot make one inside it bad; those bytes are left as they were. The dots
- * are recorded in order.
+ * a byte below '!', '/', or 0x7f and above. Eight bytes a step (bb_loop_hot()). The
+ * borrows of the tests mark only bytes above a true match, so the bytes past the name
+ * in its last word cannot make one inside it bad; those bytes are left as they were.
+ * The dots are recorded in order.
  */
 static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 {
-	__u32 i, k, n = bb_forget(key, *len);
+	struct bb_name_finish_ctx f = { key, 0, 1, 0 };
+	__u32 n = bb_forget(key, *len);
 
 	if (n && key[n & BB_KEYBUF_MASK] == '.')
 		n--;
@@ -256,31 +332,146 @@ static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
 	if (n > BB_NAME_MAX)
 		return BB_NAME_BAD;
 	bb_dots_reset(key);
-	for (i = 0; i < (BB_NAME_MAX + 7) / 8; i++) {
-		__u32 at = 1 + 8 * i;
-		__u64 v, keep, dots;
-
-		if (at > n)
-			break;
-		keep = 0x8080808080808080ULL;	/* bit 7 of the name's bytes in this word */
-		if (n - at < 7)
-			keep >>= 8 * (7 - (n - at));
-		v = bb_load64(key + at);
-		if ((v | bb_bytes_below(v, '!') | bb_zero_bytes(v ^ 0x2f2f2f2f2f2f2f2fULL) |
-		     bb_zero_bytes(v ^ 0x7f7f7f7f7f7f7f7fULL)) & keep)
-			return BB_NAME_BAD;
-		bb_store64(key + at, v | (bb_upper_bytes(v) & keep) >> 2);	/* bb_lower8() */
-		/* a dot at position 1 is not recorded: no parent starts there */
-		dots = bb_zero_bytes_exact(v ^ 0x2e2e2e2e2e2e2e2eULL) & keep & (i ? ~0ULL : ~0x80ULL);
-		for (k = 0; k < 8; k++) {
-			if (!dots)
-				break;
-			bb_dots_add(key, at + bb_low_zero_byte(dots));
-			dots &= dots - 1;
-		}
-	}
+	f.n = n;
+	bb_loop_hot(4, (BB_NAME_MAX + 7) / 8, bb_name_finish_word, &f);	/* most: 32 bytes */
+	if (f.bad)
+		return BB_NAME_BAD;
 	*len = bb_forget(key, n);
 	return BB_NAME_FOUND;
+}
+
+/* What the turns of bb_http_request()'s walks share; a position goes in the key's at. */
+struct bb_http_ctx {
+	const __u8 *req;
+	__u8 *key;
+	__u32 reqlen;
+	__u32 from, to;	/* where a scan is, and where it stops at the latest */
+	__u32 at;	/* a copy's next word, from its start */
+	int ret;	/* a scan's outcome: BB_NAME_* (or -1: none), a position */
+};
+
+/*
+ * The request target's next eight bytes: its end is the first byte below '!', which
+ * must be the space before " HTTP/1." (a control byte: HTTP/0.9, or not HTTP). Its
+ * place into the key's at. 1: stop (h->ret: BB_NAME_FOUND, _NONE, or _BAD for a
+ * request that ends first).
+ */
+static __always_inline long bb_http_target(__u32 i, void *arg)
+{
+	struct bb_http_ctx *h = arg;
+	__u32 at = h->from, k;
+	__u64 stop;
+
+	(void)i;
+	stop = at < h->reqlen ? bb_bytes_below(bb_load64(h->req + bb_bounded(at, BB_HTTP_SCAN_MAX - 1)),
+					       '!') : 0;
+	k = at + bb_low_zero_byte(stop);
+	if (!stop && at + 8 < h->reqlen) {
+		h->from = at + 8;
+		return 0;
+	}
+	if (!stop || k >= h->reqlen)	/* the request's end first; its whole copy: no space */
+		h->ret = h->reqlen >= BB_HTTP_SCAN_MAX ? BB_NAME_NONE : BB_NAME_BAD;
+	else if (h->req[bb_bounded(k, BB_HTTP_SCAN_MAX - 1)] == ' ')
+		h->ret = BB_NAME_FOUND;
+	else
+		h->ret = BB_NAME_NONE;	/* CR, LF: HTTP/0.9 or not HTTP */
+	*(volatile __u32 *)(h->key + BB_AT_SLOT) = k;
+	return 1;
+}
+
+/* An absolute target's next eight bytes after "http://": the path's start, its first '/'. */
+static __always_inline long bb_http_authority(__u32 i, void *arg)
+{
+	struct bb_http_ctx *h = arg;
+	__u32 at = h->from, k;
+	__u64 slash;
+
+	(void)i;
+	slash = at < h->to ? bb_zero_bytes(bb_load64(h->req + bb_bounded(at, BB_HTTP_SCAN_MAX - 1)) ^
+					   0x2f2f2f2f2f2f2f2fULL) : 0;
+	k = at + bb_low_zero_byte(slash);
+	if (!slash && at + 8 < h->to) {
+		h->from = at + 8;
+		return 0;
+	}
+	*(volatile __u32 *)(h->key + BB_AT_SLOT) = slash && k < h->to ? k : h->to;
+	return 1;
+}
+
+/*
+ * A step of the search for the Host header: "\nhost:" in any case. Only a line feed
+ * can start it (or the end of the headers): eight bytes a step to the next one, then
+ * one 8-byte compare there, not six. Each step moves 8 bytes, or to just past a line
+ * feed; the position stays in the key's at between steps. 1: stop (h->ret the value's
+ * start, or 0: none).
+ */
+static __always_inline long bb_http_host(__u32 n, void *arg)
+{
+	struct bb_http_ctx *h = arg;
+	volatile __u32 *at = (volatile __u32 *)(h->key + BB_AT_SLOT);
+	__u32 i = *at;
+	__u64 v, lf;
+
+	(void)n;
+	if (i + 6 > h->reqlen || i >= BB_HTTP_SCAN_MAX - 8)
+		return 1;
+	/* little-endian; the mask, a no-op here, bounds i for the verifier */
+	v = bb_load64(h->req + bb_bounded(i, BB_HTTP_SCAN_MAX - 1));
+	lf = bb_zero_bytes(v ^ 0x0a0a0a0a0a0a0a0aULL);
+	if (!lf) {
+		*at = i + 8;
+		return 0;
+	}
+	i += bb_low_zero_byte(lf);
+	if (i + 6 > h->reqlen || i >= BB_HTTP_SCAN_MAX - 8)
+		return 1;
+	v = bb_load64(h->req + bb_bounded(i, BB_HTTP_SCAN_MAX - 1));
+	if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
+		h->ret = (int)i + 6;
+		return 1;
+	}
+	if ((v & 0xffff) == 0x0d0a || (v & 0xffff) == 0x0a0a)
+		return 1;	/* end of headers */
+	*at = i + 1;
+	return 0;
+}
+
+/*
+ * The Host value's next word, copied to the key: up to CR, LF, space, tab or the
+ * port's colon (h->ret: its length, at the first word that holds one of them).
+ */
+static __always_inline long bb_http_value(__u32 i, void *arg)
+{
+	struct bb_http_ctx *h = arg;
+	__u32 w = bb_bounded(h->at, 255);
+	__u64 v, stop;
+
+	(void)i;
+	v = bb_load64(h->req + bb_bounded(h->from + w, BB_HTTP_SCAN_MAX - 1));
+	bb_store64(h->key + 1 + w, v);
+	stop = bb_bytes_below(v, 0x21) | bb_zero_bytes(v ^ 0x3a3a3a3a3a3a3a3aULL);
+	if (stop) {
+		h->ret = (int)(w + bb_low_zero_byte(stop));
+		return 1;
+	}
+	h->at = w + 8;
+	return 0;
+}
+
+/* The path's next word after the host, while any of it is left (h->to bytes). */
+static __always_inline long bb_http_path(__u32 i, void *arg)
+{
+	struct bb_http_ctx *h = arg;
+	__u32 w = bb_bounded(h->at, 255);
+
+	(void)i;
+	if (w >= h->to)
+		return 1;
+	bb_store64(h->key + bb_bounded(h->ret + w, BB_KEYBUF_BYTES / 2 - 1),
+		   bb_load64(h->req + bb_bounded(h->from + w, BB_HTTP_SCAN_MAX - 1)));
+	h->at = w + 8;
+	return 0;
 }
 
 /*
@@ -288,11 +479,14 @@ static __always_inline int bb_name_finish(__u8 *key, __u32 *len)
  * path of an absolute http:// URL) and the Host header's value without its port.
  * req is a copy of the request's first bytes (reqlen of them, at most
  * BB_HTTP_SCAN_MAX); the host goes to key[1 .. *host_len] and the path right after
- * it, cut to what a key can hold (*path_full says whether it was cut).
+ * it, cut to what a key can hold (*path_full says whether it was cut). Its walks are
+ * bb_loop()s; what each learnt goes through memory (the key's at, bb_forget()) before
+ * the next, so that each is one verifier state.
  */
 static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *key,
 					   __u32 *host_len, __u32 *path_len, int *path_full)
 {
+	struct bb_http_ctx h = { req, key, 0, 0, 0, 0, -1 };
 	__u32 i, path_start = 0, path_end = 0, host_start = 0, n, sp = 0;
 
 	/* method: 3 to 7 uppercase letters and a space */
@@ -314,16 +508,13 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 
 	/* request target, then " HTTP/1." */
 	path_start = sp + 1;
-	for (i = sp + 1; i < BB_HTTP_SCAN_MAX; i++) {
-		if (i >= reqlen)
-			return BB_NAME_BAD;
-		if (req[i] == ' ') {
-			path_end = i;
-			break;
-		}
-		if (req[i] < ' ')
-			return BB_NAME_NONE;	/* CR, LF: HTTP/0.9 or not HTTP */
-	}
+	h.reqlen = bb_forget(key, reqlen);
+	h.from = path_start;
+	h.ret = -1;
+	bb_loop_hot(4, BB_HTTP_SCAN_MAX / 8 + 1, bb_http_target, &h);	/* most paths: 32 bytes */
+	if (h.ret != BB_NAME_FOUND)
+		return h.ret < 0 ? BB_NAME_BAD : h.ret;
+	path_end = *(volatile __u32 *)(key + BB_AT_SLOT);
 	/* what the loops learnt of these would split the verifier's walk from here on */
 	path_end = bb_forget(key, path_end);
 	reqlen = bb_forget(key, reqlen);
@@ -336,54 +527,22 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 	if (path_end - path_start >= 7 && bb_lower(req[path_start]) == 'h' &&
 	    req[(path_start + 4) & (BB_HTTP_SCAN_MAX - 1)] == ':' &&
 	    req[(path_start + 5) & (BB_HTTP_SCAN_MAX - 1)] == '/') {
-		for (i = path_start + 7; i < BB_HTTP_SCAN_MAX; i++) {
-			if (i >= path_end || req[i] == '/')
-				break;
-		}
-		path_start = bb_forget(key, i);
+		h.from = path_start + 7;
+		h.to = path_end;
+		*(volatile __u32 *)(key + BB_AT_SLOT) = path_end;
+		bb_loop(BB_HTTP_SCAN_MAX / 8 + 1, bb_http_authority, &h);
+		path_start = bb_forget(key, *(volatile __u32 *)(key + BB_AT_SLOT));
 		path_end = bb_forget(key, path_end);
 	} else if (req[path_start & (BB_HTTP_SCAN_MAX - 1)] != '/') {
 		path_end = path_start;	/* "*" or authority form: no path to match */
 	}
 
-	/*
-	 * The Host header: "\nhost:" in any case, its value after spaces or a folded
-	 * line. Only a line feed can start it (or the end of the headers): eight bytes
-	 * a step to the next one, then one 8-byte compare there, not six: each branch
-	 * in this loop is a state the verifier keeps pending, and it keeps at most 8192.
-	 * Each step moves 8 bytes, or to just past a line feed.
-	 */
-	for (n = 0, i = path_end; n < BB_HTTP_SCAN_MAX - 8; n++) {
-		__u64 v, lf;
-
-		/* both ways on, a word without a line feed or a line that is not Host,
-		 * meet here as one verifier state: i through memory */
-		i = bb_forget(key, i);
-		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
-			break;
-		/* little-endian; the mask, a no-op here, bounds i for the verifier (and
-		 * the barrier keeps clang from dropping it for the check above) */
-		barrier_var(i);
-		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
-		lf = bb_zero_bytes(v ^ 0x0a0a0a0a0a0a0a0aULL);
-		if (!lf) {
-			i += 8;
-			continue;
-		}
-		i += bb_low_zero_byte(lf);
-		if (i + 6 > reqlen || i >= BB_HTTP_SCAN_MAX - 8)
-			break;
-		barrier_var(i);
-		v = bb_load64(req + (i & (BB_HTTP_SCAN_MAX - 1)));
-		if (((v | 0x2020202000ULL) & 0xffffffffffffULL) == 0x3a74736f680aULL) {
-			host_start = i + 6;
-			break;
-		}
-		if ((v & 0xffff) == 0x0d0a || (v & 0xffff) == 0x0a0a)
-			break;	/* end of headers */
-		i++;
-	}
-	host_start = bb_forget(key, host_start);
+	/* the Host header: "\nhost:" in any case, its value after spaces or a folded line */
+	*(volatile __u32 *)(key + BB_AT_SLOT) = bb_forget(key, path_end);
+	h.reqlen = bb_forget(key, reqlen);
+	h.ret = 0;
+	bb_loop_hot(4, BB_HTTP_SCAN_MAX - 8, bb_http_host, &h);	/* Host, often the first line */
+	host_start = bb_forget(key, h.ret > 0 ? h.ret : 0);
 	reqlen = bb_forget(key, reqlen);
 	path_end = bb_forget(key, path_end);
 	path_start = bb_forget(key, path_start);
@@ -410,18 +569,11 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 	host_start = bb_forget(key, i);
 	reqlen = bb_forget(key, reqlen);
 	/* the value up to CR, LF, space, tab or the port's colon, eight bytes a step */
-	for (n = 0, i = BB_NAME_MAX + 1; n < (BB_NAME_MAX + 8) / 8; n++) {
-		__u64 v, stop;
-
-		v = bb_load64(req + ((host_start + n * 8) & (BB_HTTP_SCAN_MAX - 1)));
-		bb_store64(key + 1 + n * 8, v);
-		stop = bb_bytes_below(v, 0x21) | bb_zero_bytes(v ^ 0x3a3a3a3a3a3a3a3aULL);
-		if (stop) {
-			i = n * 8 + bb_low_zero_byte(stop);
-			break;
-		}
-	}
-	i = bb_forget(key, i);
+	h.from = host_start;
+	h.at = 0;
+	h.ret = BB_NAME_MAX + 1;
+	bb_loop_hot(4, (BB_NAME_MAX + 8) / 8, bb_http_value, &h);	/* most hosts: 32 bytes */
+	i = bb_forget(key, (__u32)h.ret);
 	/* too long, or no end in the request (what the copy read past it does not count) */
 	if (i > BB_NAME_MAX || host_start + i >= reqlen)
 		return BB_NAME_BAD;
@@ -440,14 +592,11 @@ static __always_inline int bb_http_request(const __u8 *req, __u32 reqlen, __u8 *
 		*path_full = 0;
 	}
 	/* eight bytes a step: what goes past the path's end is never read */
-	for (i = 0; i < BB_KEY_MAX / 8; i++) {
-		__u64 v;
-
-		if (i * 8 >= n)
-			break;
-		v = bb_load64(req + ((path_start + i * 8) & (BB_HTTP_SCAN_MAX - 1)));
-		bb_store64(key + ((1 + *host_len + i * 8) & (BB_KEYBUF_BYTES / 2 - 1)), v);
-	}
+	h.from = path_start;
+	h.to = n;
+	h.at = 0;
+	h.ret = (int)(1 + *host_len);
+	bb_loop_hot(4, BB_KEY_MAX / 8, bb_http_path, &h);	/* most paths: 32 bytes */
 	*path_len = n;
 	return BB_NAME_FOUND;
 }
@@ -521,28 +670,64 @@ static __always_inline __u32 bb_parent_dot(const __u8 *key, __u32 i)
 	return ((const __u32 *)(key + __builtin_offsetof(struct bb_keybuf, dots)))[(m - 2 - i) & 15];
 }
 
+/* What the turns of bb_url_path_prefixes()'s scans share. */
+struct bb_url_paths_ctx {
+	__u8 *key;
+	__u32 *out;
+	__u32 path_off, plen;
+	__u32 q;	/* the path's length without its query */
+	int full;
+};
+
+/* The path's ith byte: is it the query's '?' (its place into the key's at)? 1: stop. */
+static __always_inline long bb_url_query(__u32 i, void *arg)
+{
+	struct bb_url_paths_ctx *u = arg;
+
+	if (i >= u->plen)
+		return 1;
+	if (u->key[bb_bounded(u->path_off + i, BB_KEYBUF_MASK)] == '?') {
+		*(volatile __u32 *)(u->key + BB_AT_SLOT) = i;
+		return 1;
+	}
+	return 0;
+}
+
+/* The path's ith byte: a '/' ends a prefix to probe. 1: stop (the query, or enough). */
+static __always_inline long bb_url_slash(__u32 i, void *arg)
+{
+	struct bb_url_paths_ctx *u = arg;
+	volatile __u32 *n = (volatile __u32 *)(u->key + BB_URL_PATHS_SLOT);
+
+	if (i >= u->q || *n >= BB_URL_MAX_PATH_PREFIXES)
+		return 1;
+	if (u->key[bb_bounded(u->path_off + i, BB_KEYBUF_MASK)] == '/' && i + 1 != u->q &&
+	    !(u->full && i + 1 == u->plen)) {
+		u->out[*n & 7] = i + 1;
+		*n += 1;
+	}
+	return 0;
+}
+
 /*
  * The path prefixes a URL probes, as lengths from the path's start at
  * key[path_off]: the whole path with its query (when it was not cut), the path
  * without the query, then prefixes ending in '/', from the root; at most
- * BB_URL_MAX_PATH_PREFIXES, none twice.
+ * BB_URL_MAX_PATH_PREFIXES, none twice. Two byte scans (bb_loop()).
  */
 static __always_inline __u32 bb_url_path_prefixes(__u8 *key, __u32 path_off, __u32 plen,
 						  int full, __u32 *out)
 {
 	/* the count lives in memory: see bb_name_parents() */
 	volatile __u32 *n = (volatile __u32 *)(key + BB_URL_PATHS_SLOT);
-	__u32 i, q = plen;
+	struct bb_url_paths_ctx u = { key, out, path_off, 0, 0, full };
+	__u32 q;
 
-	for (i = 0; i < BB_KEY_MAX; i++) {
-		if (i >= plen)
-			break;
-		if (key[(path_off + i) & BB_KEYBUF_MASK] == '?') {
-			q = i;
-			break;
-		}
-	}
-	q = bb_forget(key, q);
+	plen = bb_forget(key, plen);
+	u.plen = plen;
+	*(volatile __u32 *)(key + BB_AT_SLOT) = plen;
+	bb_loop(BB_KEY_MAX, bb_url_query, &u);
+	q = bb_forget(key, *(volatile __u32 *)(key + BB_AT_SLOT));
 	plen = bb_forget(key, plen);
 	*n = 0;
 	if (full && plen) {
@@ -553,15 +738,8 @@ static __always_inline __u32 bb_url_path_prefixes(__u8 *key, __u32 path_off, __u
 		out[*n & 7] = q;
 		*n += 1;
 	}
-	for (i = 0; i < BB_KEY_MAX; i++) {
-		if (i >= q || *n >= BB_URL_MAX_PATH_PREFIXES)
-			break;
-		if (key[(path_off + i) & BB_KEYBUF_MASK] == '/' && i + 1 != q &&
-		    !(full && i + 1 == plen)) {
-			out[*n & 7] = i + 1;
-			*n += 1;
-		}
-	}
+	u.q = q;
+	bb_loop(BB_KEY_MAX, bb_url_slash, &u);
 	return *n;
 }
 

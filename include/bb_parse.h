@@ -86,11 +86,16 @@ static __always_inline int bb_parse_eth(struct bb_cursor *c, struct bb_packet *p
 	__u16 proto;
 	int i;
 
+	/* the first word (l3_proto, vlans, l4_proto) whole: vlans is read whatever the
+	 * parse's outcome, and a word written in part is one clang may keep in a register
+	 * it never set, which the verifier refuses to see stored ("!read_ok", -mcpu=v3) */
+	pkt->l3_proto = 0;
+	pkt->vlans = 0;
+	pkt->l4_proto = 0;
 	if ((void *)(eth + 1) > c->end)
 		return BB_PARSE_TRUNCATED;
 	proto = bpf_ntohs(eth->h_proto);
 	c->pos = eth + 1;
-	pkt->vlans = 0;
 #ifdef __BPF__
 #pragma unroll
 #endif
@@ -127,7 +132,8 @@ static __always_inline int bb_parse_ipv4(struct bb_cursor *c, struct bb_packet *
 	pkt->daddr = (const __u8 *)&iph->daddr;
 	pkt->l4_proto = iph->protocol;
 	pkt->fragment = (bpf_ntohs(iph->frag_off) & 0x1fff) != 0;
-	pkt->l3_end = (void *)iph + bpf_ntohs(iph->tot_len);
+	/* bounded where the verifier sees it: 6.1 and 6.12 forget a be16's range */
+	pkt->l3_end = (void *)iph + bb_bounded(bpf_ntohs(iph->tot_len), 0xffff);
 	if (pkt->l3_end > c->end || pkt->l3_end < c->pos + hdr_len)
 		pkt->l3_end = c->end;
 	c->pos += hdr_len;
@@ -149,7 +155,7 @@ static __always_inline int bb_parse_ipv6(struct bb_cursor *c, struct bb_packet *
 	pkt->fragment = 0;
 	c->pos = ip6h + 1;
 	pkt->l4 = c->pos;
-	pkt->l3_end = c->pos + bpf_ntohs(ip6h->payload_len);
+	pkt->l3_end = c->pos + bb_bounded(bpf_ntohs(ip6h->payload_len), 0xffff);
 	if (pkt->l3_end > c->end)
 		pkt->l3_end = c->end;
 	return BB_PARSE_OK;

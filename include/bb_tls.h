@@ -4,6 +4,7 @@
 #define BB_TLS_H
 
 #include "bloomblock.h"
+#include "bb_compat.h"
 #include "bb_mem.h"
 
 /*
@@ -95,18 +96,75 @@ static __always_inline __u32 bb_tls_be16(const __u8 *b)
 	return (__u32)b[0] << 8 | b[1];
 }
 
+/* What the turns of a gather share (bb_tls_gather()): the walk, the segment, the field. */
+struct bb_tls_gather_ctx {
+	struct bb_tls_walk *w;
+	const __u8 *data;
+	const void *end;
+	__u32 seg_len;
+	__u32 n;
+};
+
+/* A wide gather's turn: eight more bytes, while eight are left. 1: stop. */
+static __always_inline long bb_tls_gather_word(__u32 i, void *arg)
+{
+	struct bb_tls_gather_ctx *g = arg;
+	struct bb_tls_walk *w = g->w;
+	const __u8 *p;
+	__u64 off, v;	/* 64-bit: no zero-extended copy escapes the check */
+
+	(void)i;
+	if (w->have >= g->n)
+		return 1;
+	off = (__u32)(w->pos + w->have - w->seg_lo);
+	barrier_var(off);
+	if (off >= BB_TLS_MAX_BYTES || off + 8 > g->seg_len)
+		return 1;
+	p = g->data + off;
+	if ((void *)(p + 8) > g->end)
+		return 1;
+	v = bb_load64(p);
+	bb_store64(w->buf + (w->have & (BB_TLS_BUF - 1)), v);
+	w->have += 8;
+	return 0;
+}
+
+/* A gather's turn: one more byte. 1: stop (all there, or the segment's end). */
+static __always_inline long bb_tls_gather_byte(__u32 i, void *arg)
+{
+	struct bb_tls_gather_ctx *g = arg;
+	struct bb_tls_walk *w = g->w;
+	const __u8 *p;
+	__u64 off;
+
+	(void)i;
+	if (w->have >= g->n)
+		return 1;
+	off = (__u32)(w->pos + w->have - w->seg_lo);
+	barrier_var(off);
+	if (off >= BB_TLS_MAX_BYTES || off >= g->seg_len)
+		return 1;
+	p = g->data + off;
+	if ((void *)(p + 1) > g->end)
+		return 1;
+	w->buf[w->have & (BB_TLS_BUF - 1)] = *p;
+	w->have++;
+	return 0;
+}
+
 /*
  * Gather n bytes (n <= BB_TLS_BUF) of the field at w->pos into w->buf from the
  * segment of seg_len bytes at data (end bounds it too, for the verifier), which
  * starts at stream offset w->seg_lo. Returns 1 when all n are there. wide (the
  * name, the one long field): eight bytes at a time while eight are left in the
- * segment; the bytes gathered past n are never read. Only there: in the short
- * fields' gathers the second path multiplies what the verifier walks past 1M.
+ * segment; the bytes gathered past n are never read. The gather's state is the
+ * walk's (w->have, in map memory): each turn of its loops (bb_loop()) is one verifier
+ * state.
  */
 static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data, const void *end,
 					 __u32 seg_len, __u32 n, __u32 bound, int wide)
 {
-	__u32 i;
+	struct bb_tls_gather_ctx g = { w, data, end, seg_len, n };
 
 	/* a short field wholly in this segment: one word */
 	if (!wide && n <= 8 && !w->have) {
@@ -125,39 +183,30 @@ static __always_inline int bb_tls_gather(struct bb_tls_walk *w, const __u8 *data
 			}
 		}
 	}
-	for (i = 0; wide && i < BB_TLS_BUF / 8; i++) {
-		const __u8 *p;
-		__u64 off, v;
+	if (wide) {
+		bb_loop_hot(4, BB_TLS_BUF / 8, bb_tls_gather_word, &g);	/* most names: 32 bytes */
+		/*
+		 * Its last bytes, when the eight that end the field are in this segment: one
+		 * word, stored where it ends (the bytes before them in it, gathered already,
+		 * are the same bytes of the stream).
+		 */
+		if (w->have < n && n >= 8 && n - w->have < 8 && w->pos + n - 8 >= w->seg_lo) {
+			const __u8 *p;
+			__u64 off;
 
-		if (w->have >= n)
-			return 1;
-		off = (__u32)(w->pos + w->have - w->seg_lo);
-		barrier_var(off);
-		if (off >= BB_TLS_MAX_BYTES || off + 8 > seg_len)
-			break;
-		p = data + off;
-		if ((void *)(p + 8) > end)
-			break;
-		v = bb_load64(p);
-		bb_store64(w->buf + (w->have & (BB_TLS_BUF - 1)), v);
-		w->have += 8;
+			off = (__u32)(w->pos + n - 8 - w->seg_lo);
+			barrier_var(off);
+			if (off < BB_TLS_MAX_BYTES && off + 8 <= seg_len) {
+				p = data + off;
+				if ((void *)(p + 8) <= end) {
+					bb_store64(w->buf + ((n - 8) & (BB_TLS_BUF - 1)), bb_load64(p));
+					w->have = n;
+				}
+			}
+		}
 	}
-	for (i = 0; i < bound; i++) {
-		const __u8 *p;
-		__u64 off;	/* 64-bit: no zero-extended copy escapes the check */
-
-		if (w->have >= n)
-			return 1;
-		off = (__u32)(w->pos + w->have - w->seg_lo);
-		barrier_var(off);
-		if (off >= BB_TLS_MAX_BYTES || off >= seg_len)
-			return 0;
-		p = data + off;
-		if ((void *)(p + 1) > end)
-			return 0;
-		w->buf[w->have & (BB_TLS_BUF - 1)] = *p;
-		w->have++;
-	}
+	if (w->have < n)
+		bb_loop(bound, bb_tls_gather_byte, &g);
 	return w->have >= n;
 }
 
@@ -169,116 +218,140 @@ static __always_inline void bb_tls_next(struct bb_tls_walk *w, __u8 stage, __u32
 	w->have = 0;
 }
 
+/* What the steps of a walk share (bb_tls_walk()); ret: the walk's result, or -1. */
+struct bb_tls_walk_ctx {
+	struct bb_tls_walk *w;
+	const __u8 *data;
+	const void *end;
+	__u32 seg_len;
+	int ret;
+};
+
+#define BB_TLS_END(t, r)	do { (t)->ret = (r); return 1; } while (0)
+
+/* One step of the walk: one field read (or gathered so far). 1: stop (t->ret, or the name). */
+static __always_inline long bb_tls_step(__u32 i, void *arg)
+{
+	struct bb_tls_walk_ctx *t = arg;
+	struct bb_tls_walk *w = t->w;
+	const __u8 *data = t->data, *b = w->buf;
+	const void *end = t->end;
+	__u32 seg_len = t->seg_len, len;
+
+	(void)i;
+	if (w->stage == BB_TLS_SNI_NAME)
+		return 1;
+	if (w->pos >= BB_TLS_MAX_BYTES)
+		BB_TLS_END(t, BB_TLS_BAD);
+	switch (w->stage) {
+	case BB_TLS_RECORD:
+		if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		if (b[0] != 22 || b[1] != 3)
+			BB_TLS_END(t, BB_TLS_BAD);
+		len = bb_tls_be16(b + 3);
+		if (len < 4)
+			BB_TLS_END(t, BB_TLS_BAD);
+		w->hello_end = 5 + len;	/* for now: the record's end */
+		bb_tls_next(w, BB_TLS_HANDSHAKE, 5);
+		break;
+	case BB_TLS_HANDSHAKE:
+		if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		len = (__u32)b[1] << 16 | bb_tls_be16(b + 2);
+		/* a ClientHello split over several TLS records is not followed */
+		if (b[0] != 1 || 9 + len > w->hello_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		w->hello_end = 9 + len;
+		bb_tls_next(w, BB_TLS_SESSION_ID, 9 + 2 + 32);	/* skip version, random */
+		break;
+	case BB_TLS_SESSION_ID:
+		if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		if (b[0] > 32)
+			BB_TLS_END(t, BB_TLS_BAD);
+		bb_tls_next(w, BB_TLS_CIPHERS, w->pos + 1 + b[0]);
+		break;
+	case BB_TLS_CIPHERS:
+		if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		len = bb_tls_be16(b);
+		if (len < 2 || (len & 1))
+			BB_TLS_END(t, BB_TLS_BAD);
+		bb_tls_next(w, BB_TLS_COMPRESSION, w->pos + 2 + len);
+		break;
+	case BB_TLS_COMPRESSION:
+		if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		if (b[0] < 1)
+			BB_TLS_END(t, BB_TLS_BAD);
+		bb_tls_next(w, BB_TLS_EXTENSIONS, w->pos + 1 + b[0]);
+		break;
+	case BB_TLS_EXTENSIONS:
+		if (w->pos == w->hello_end)
+			BB_TLS_END(t, BB_TLS_NO_SNI);	/* no extensions at all */
+		if (w->pos + 2 > w->hello_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		w->ext_end = w->pos + 2 + bb_tls_be16(b);
+		if (w->ext_end > w->hello_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 2);
+		break;
+	case BB_TLS_EXTENSION:
+		if (w->pos == w->ext_end)
+			BB_TLS_END(t, BB_TLS_NO_SNI);
+		if (w->pos + 4 > w->ext_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		len = bb_tls_be16(b + 2);
+		if (w->pos + 4 + len > w->ext_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		if (bb_tls_be16(b) == BB_TLS_EXT_ECH)
+			w->ech = 1;
+		if (bb_tls_be16(b) == BB_TLS_EXT_SERVER_NAME) {
+			if (len < 5)
+				BB_TLS_END(t, BB_TLS_BAD);
+			bb_tls_next(w, BB_TLS_SNI_LIST, w->pos + 4);
+		} else {
+			bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 4 + len);
+		}
+		break;
+	case BB_TLS_SNI_LIST:
+		if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
+			BB_TLS_END(t, BB_TLS_MORE);
+		len = bb_tls_be16(b + 3);
+		/* host_name (0), and a name that fits the list and a key */
+		if (b[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 ||
+		    3 + len > bb_tls_be16(b) || w->pos + 5 + len > w->ext_end)
+			BB_TLS_END(t, BB_TLS_BAD);
+		w->name_len = len;
+		bb_tls_next(w, BB_TLS_SNI_NAME, w->pos + 5);
+		break;
+	default:
+		BB_TLS_END(t, BB_TLS_BAD);
+	}
+	return 0;
+}
+
 /*
  * Continue the walk over one segment of seg_len bytes. w->seg_lo must be the
  * stream offset of data[0]; on BB_TLS_MORE the caller keeps w for the next segment.
+ * At most BB_TLS_MAX_STEPS steps (bb_loop(): the verifier walks a step once), then
+ * the name in one long gather.
  */
 static __always_inline int bb_tls_walk(struct bb_tls_walk *w, const __u8 *data, const void *end,
 				       __u32 seg_len)
 {
-	__u32 step, len;
+	struct bb_tls_walk_ctx t = { w, data, end, seg_len, -1 };
 
-	for (step = 0; step < BB_TLS_MAX_STEPS; step++) {
-		const __u8 *b = w->buf;
-
-		if (w->stage == BB_TLS_SNI_NAME)
-			break;
-		if (w->pos >= BB_TLS_MAX_BYTES)
-			return BB_TLS_BAD;
-		switch (w->stage) {
-		case BB_TLS_RECORD:
-			if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
-				return BB_TLS_MORE;
-			if (b[0] != 22 || b[1] != 3)
-				return BB_TLS_BAD;
-			len = bb_tls_be16(b + 3);
-			if (len < 4)
-				return BB_TLS_BAD;
-			w->hello_end = 5 + len;	/* for now: the record's end */
-			bb_tls_next(w, BB_TLS_HANDSHAKE, 5);
-			break;
-		case BB_TLS_HANDSHAKE:
-			if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
-				return BB_TLS_MORE;
-			len = (__u32)b[1] << 16 | bb_tls_be16(b + 2);
-			/* a ClientHello split over several TLS records is not followed */
-			if (b[0] != 1 || 9 + len > w->hello_end)
-				return BB_TLS_BAD;
-			w->hello_end = 9 + len;
-			bb_tls_next(w, BB_TLS_SESSION_ID, 9 + 2 + 32);	/* skip version, random */
-			break;
-		case BB_TLS_SESSION_ID:
-			if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
-				return BB_TLS_MORE;
-			if (b[0] > 32)
-				return BB_TLS_BAD;
-			bb_tls_next(w, BB_TLS_CIPHERS, w->pos + 1 + b[0]);
-			break;
-		case BB_TLS_CIPHERS:
-			if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
-				return BB_TLS_MORE;
-			len = bb_tls_be16(b);
-			if (len < 2 || (len & 1))
-				return BB_TLS_BAD;
-			bb_tls_next(w, BB_TLS_COMPRESSION, w->pos + 2 + len);
-			break;
-		case BB_TLS_COMPRESSION:
-			if (!bb_tls_gather(w, data, end, seg_len, 1, 1, 0))
-				return BB_TLS_MORE;
-			if (b[0] < 1)
-				return BB_TLS_BAD;
-			bb_tls_next(w, BB_TLS_EXTENSIONS, w->pos + 1 + b[0]);
-			break;
-		case BB_TLS_EXTENSIONS:
-			if (w->pos == w->hello_end)
-				return BB_TLS_NO_SNI;	/* no extensions at all */
-			if (w->pos + 2 > w->hello_end)
-				return BB_TLS_BAD;
-			if (!bb_tls_gather(w, data, end, seg_len, 2, 2, 0))
-				return BB_TLS_MORE;
-			w->ext_end = w->pos + 2 + bb_tls_be16(b);
-			if (w->ext_end > w->hello_end)
-				return BB_TLS_BAD;
-			bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 2);
-			break;
-		case BB_TLS_EXTENSION:
-			if (w->pos == w->ext_end)
-				return BB_TLS_NO_SNI;
-			if (w->pos + 4 > w->ext_end)
-				return BB_TLS_BAD;
-			if (!bb_tls_gather(w, data, end, seg_len, 4, 4, 0))
-				return BB_TLS_MORE;
-			len = bb_tls_be16(b + 2);
-			if (w->pos + 4 + len > w->ext_end)
-				return BB_TLS_BAD;
-			if (bb_tls_be16(b) == BB_TLS_EXT_ECH)
-				w->ech = 1;
-			if (bb_tls_be16(b) == BB_TLS_EXT_SERVER_NAME) {
-				if (len < 5)
-					return BB_TLS_BAD;
-				bb_tls_next(w, BB_TLS_SNI_LIST, w->pos + 4);
-			} else {
-				bb_tls_next(w, BB_TLS_EXTENSION, w->pos + 4 + len);
-			}
-			break;
-		case BB_TLS_SNI_LIST:
-			if (!bb_tls_gather(w, data, end, seg_len, 5, 5, 0))
-				return BB_TLS_MORE;
-			len = bb_tls_be16(b + 3);
-			/* host_name (0), and a name that fits the list and a key */
-			if (b[2] != 0 || len < 1 || len > BB_NAME_MAX + 1 ||
-			    3 + len > bb_tls_be16(b) || w->pos + 5 + len > w->ext_end)
-				return BB_TLS_BAD;
-			w->name_len = len;
-			bb_tls_next(w, BB_TLS_SNI_NAME, w->pos + 5);
-			break;
-		default:
-			return BB_TLS_BAD;
-		}
-	}
+	bb_loop_hot(4, BB_TLS_MAX_STEPS, bb_tls_step, &t);	/* a segment's usual fields */
+	if (t.ret >= 0)
+		return t.ret;
 	if (w->stage != BB_TLS_SNI_NAME)
 		return BB_TLS_BAD;	/* more extensions than we follow */
-	/* the name, outside the loop: one long gather, not one per step */
 	return bb_tls_gather(w, data, end, seg_len, w->name_len, BB_TLS_BUF, 1) ? BB_TLS_SNI : BB_TLS_MORE;
 }
 
@@ -299,6 +372,66 @@ static __always_inline const __u8 *bb_tls_at(const __u8 *data, const void *end, 
 	return (void *)(q + n) > end ? NULL : q;
 }
 
+/* What the turns of bb_tls_whole()'s loops share. */
+struct bb_tls_whole_ctx {
+	struct bb_tls_walk *w;
+	const __u8 *data;
+	const void *end;
+	__u32 seg_len;
+	__u32 pos;		/* the extension header read next; the name's first byte */
+	__u32 ext_end;
+	__u32 len;		/* the last header's data length; the name's length */
+	__u32 ech;		/* an encrypted_client_hello extension was seen */
+	__u32 at;		/* the name's next word, from its start */
+	int found;		/* the extensions: the server_name header at pos; the name:
+				 * a word past the segment (-1) */
+};
+
+/* An extension header: 1 (stop) at the server_name or at anything the walk would judge. */
+static __always_inline long bb_tls_whole_ext(__u32 i, void *arg)
+{
+	struct bb_tls_whole_ctx *x = arg;
+	const __u8 *q = bb_tls_at(x->data, x->end, x->seg_len, x->pos, 4);
+	__u32 type, len;
+
+	(void)i;
+	if (!q || x->pos + 4 > x->ext_end)
+		return 1;
+	type = __builtin_bswap32(bb_load32(q));	/* type and length, big-endian */
+	len = type & 0xffff;
+	type >>= 16;
+	if (x->pos + 4 + len > x->ext_end)
+		return 1;
+	x->len = len;
+	x->ech |= type == BB_TLS_EXT_ECH;
+	if (type == BB_TLS_EXT_SERVER_NAME) {
+		x->found = 1;
+		return 1;
+	}
+	x->pos += 4 + len;
+	return 0;
+}
+
+/* The name's next whole word into the walk's buffer; 1 (stop) past the last one. */
+static __always_inline long bb_tls_whole_word(__u32 i, void *arg)
+{
+	struct bb_tls_whole_ctx *x = arg;
+	__u32 at = bb_bounded(x->at, BB_TLS_BUF - 8);
+	const __u8 *q;
+
+	(void)i;
+	if (at + 8 > x->len || x->at > BB_TLS_BUF - 8)
+		return 1;
+	q = bb_tls_at(x->data, x->end, x->seg_len, x->pos + at, 8);
+	if (!q) {
+		x->found = -1;
+		return 1;
+	}
+	bb_store64(x->w->buf + at, bb_load64(q));
+	x->at = at + 8;
+	return 0;
+}
+
 /*
  * The common case, fast: a new ClientHello whose fields, up to the whole SNI, are
  * in this one segment, read at packet offsets with the walk's own checks and
@@ -307,12 +440,13 @@ static __always_inline const __u8 *bb_tls_at(const __u8 *data, const void *end, 
  * (a field past the segment, no SNI, a bad length, more extensions than the walk
  * follows), and the walk decides. w must be fresh (bb_tls_walk() from its start):
  * only the name's bytes in w->buf may be left behind, which the walk overwrites
- * before it reads them.
+ * before it reads them. Its two loops are bb_loop_hot()s.
  */
 static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data, const void *end,
 					__u32 seg_len)
 {
-	__u32 pos, len, hello_end, ext_end, e, ech = 0, type;
+	struct bb_tls_whole_ctx x = { .w = w, .data = data, .end = end, .seg_len = seg_len };
+	__u32 pos, len, hello_end, ext_end;
 	const __u8 *q;
 
 	/* record (5), handshake header (4), version and random (34), session id length */
@@ -343,27 +477,15 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 	ext_end = pos + 2 + bb_tls_be16(q);
 	if (ext_end > hello_end)
 		return BB_TLS_MORE;
-	pos += 2;
 	/* the walk spends 6 steps to here, then one per extension header and one on
 	 * the server_name list, in 40: the server_name must be among the first 33 */
-	for (e = 0; e < BB_TLS_MAX_STEPS - 7; e++) {
-		q = bb_tls_at(data, end, seg_len, pos, 4);
-		if (!q || pos + 4 > ext_end)
-			return BB_TLS_MORE;
-		type = __builtin_bswap32(bb_load32(q));	/* type and length, big-endian */
-		len = type & 0xffff;
-		type >>= 16;
-		if (pos + 4 + len > ext_end)
-			return BB_TLS_MORE;
-		ech |= type == BB_TLS_EXT_ECH;
-		if (type == BB_TLS_EXT_SERVER_NAME)
-			break;
-		pos += 4 + len;
-	}
-	if (e == BB_TLS_MAX_STEPS - 7 || len < 5)
+	x.pos = pos + 2;
+	x.ext_end = ext_end;
+	bb_loop_hot(8, BB_TLS_MAX_STEPS - 7, bb_tls_whole_ext, &x);	/* most: 8 extensions */
+	if (x.found != 1 || x.len < 5)
 		return BB_TLS_MORE;
 	/* the server_name list: its length, name type 0, the name's length */
-	pos += 4;
+	pos = x.pos + 4;
 	q = bb_tls_at(data, end, seg_len, pos, 5);
 	if (!q)
 		return BB_TLS_MORE;
@@ -377,17 +499,13 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 	 * it, or shifted down for a name under 8 bytes (the headers precede it).
 	 */
 	pos += 5;
-	for (e = 0; e < BB_TLS_BUF / 8; e++) {
-		__u64 v;
-
-		if (e * 8 + 8 > len)
-			break;
-		q = bb_tls_at(data, end, seg_len, pos + e * 8, 8);
-		if (!q)
-			return BB_TLS_MORE;
-		v = bb_load64(q);
-		bb_store64(w->buf + e * 8, v);
-	}
+	x.pos = pos;
+	x.len = len;
+	x.found = 0;
+	x.at = 0;
+	bb_loop_hot(4, BB_TLS_BUF / 8, bb_tls_whole_word, &x);	/* most names: 32 bytes */
+	if (x.found)
+		return BB_TLS_MORE;
 	if (len & 7) {
 		__u64 v;
 
@@ -401,7 +519,7 @@ static __always_inline int bb_tls_whole(struct bb_tls_walk *w, const __u8 *data,
 			bb_store64(w->buf + ((len - 8) & (BB_TLS_BUF - 1)), v);
 	}
 	w->name_len = len;
-	w->ech |= ech;
+	w->ech |= x.ech;
 	return BB_TLS_SNI;
 }
 

@@ -395,8 +395,10 @@ struct bb_confirm_daemon {
 #define BB_PIN_PROG_TC_EGRESS	"prog_tc_egress"
 #define BB_PIN_PROG_XDP_RESET	"prog_xdp_reset"	/* tc ingress, beside XDP */
 /* The tail-call tables: pinned, or the kernel empties them when the loader exits. */
-#define BB_PIN_URL_XDP		"url_xdp"	/* one slot: the XDP URL program */
-#define BB_PIN_URL_TC		"url_tc"
+#define BB_PIN_STAGES_XDP	"stages_xdp"	/* enum bb_stage_slot: the XDP name stages */
+#define BB_PIN_STAGES_TC	"stages_tc"	/* ... the tc ones */
+#define BB_PIN_URL_XDP		"url_xdp"	/* BB_URL_SLOT ...: the XDP URL, answer, reset */
+#define BB_PIN_URL_TC		"url_tc"	/* ... the tc ones */
 #define BB_PIN_LINK_PREFIX	"link_xdp_"	/* + interface name */
 /* An XDP attachment made through libxdp (load --xdp-attach): the program libxdp loaded,
  * pinned as PREFIX + interface name + ":" + the network namespace's inode */
@@ -427,10 +429,9 @@ _Static_assert(sizeof(struct bb_confirm_val) == 40, "a confirm answer is 40 byte
 #endif
 
 /*
- * The services a packet's name is checked for. DNS and QUIC are checked in the
- * first program, TLS and HTTP in a function it calls; an HTTP request's URL in the
- * URL program, reached by a tail call through a one-slot table per hook family
- * (url_xdp, url_tc), which userspace fills (bb_url_tables_fill()).
+ * The services a packet's name is checked for, each in a stage of its own (a program
+ * the entry program tail-calls: docs/DESIGN.md, Packet path); QUIC is counted in the
+ * entry program.
  */
 enum bb_service {
 	BB_SVC_NONE = -1,
@@ -441,7 +442,21 @@ enum bb_service {
 	BB_SVC_MAX,
 };
 
-#define BB_URL_SLOT	0	/* the URL program's slot in its table */
+/*
+ * The tail-call tables, two per hook family, which userspace fills
+ * (bb_stage_tables_fill()). A packet to a service port goes from the entry program to
+ * its name stage through stages_xdp or stages_tc (pinned as BB_PIN_STAGES_XDP, _TC);
+ * what follows a name's check (the URL stage, an answer, a reset) through url_xdp or
+ * url_tc (BB_PIN_URL_XDP, _TC), the tables of those programs before the stages.
+ */
+enum bb_stage_slot {
+	BB_STAGE_DNS,		/* a DNS query's name */
+	BB_STAGE_TLS,		/* a ClientHello's SNI */
+	BB_STAGE_HTTP,		/* an HTTP request's Host */
+	BB_STAGE_MAX,
+};
+
+#define BB_URL_SLOT	0	/* the URL stage's slot in url_xdp, url_tc */
 #define BB_ANSWER_SLOT	1	/* XDP, tc ingress: the DNS answer program's */
 #define BB_RESET_SLOT	2	/* XDP and tc: the TCP reset program's */
 #define BB_ANSWER_EGRESS_SLOT 3	/* tc egress: the DNS answer program's */

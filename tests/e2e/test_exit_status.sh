@@ -72,6 +72,13 @@ check_rc "root: info FILE exits 0" 0
 run bbx load "$BB_TMP/no-such-list.txt"
 check_rc "root: load of a missing list exits 1" 1
 check "... and leaves no pin directory" test ! -e "$BB_PIN_DIR"
+# a kernel that lacks a helper the programs call (BB_TEST_LACKS: the probe says so)
+run env BB_TEST_LACKS='bpf_loop()' timeout "$BB_TIMEOUT" "$BB" --pin-dir "$BB_PIN_DIR" \
+	load "$BB_TMP/list.txt"
+check_rc "root: load on a kernel without bpf_loop() exits 1" 1
+check_match "... naming the helper, this kernel and the Linux version that has it" \
+	"this kernel \\($(uname -r | sed 's/[.+]/\\&/g')\\) lacks bpf_loop\\(\\), .*Linux 5\\.17 or later" "$err"
+check "... and leaves no pin directory" test ! -e "$BB_PIN_DIR"
 
 # ---- not root: an error (1) for every command that needs root; plan, build, info do not ----
 for c in "load $BB_TMP/list.txt" "unload --all" status stats "check 198.51.100.7" events top \

@@ -4,7 +4,7 @@
  * this (tests/fuzz/bpf_user.h says how and what differs), and the runtime that runs
  * it: its maps in memory, a filter built from list lines by the project's own
  * builder, and a frame through an entry program at XDP, tc ingress or tc egress, its
- * tail calls (URL, answer, reset programs) included. One fuzzer, one program: every
+ * tail calls (the DNS, TLS, HTTP, URL, answer and reset stages) included. One fuzzer, one program: every
  * map is this file's.
  */
 #ifndef BB_BPF_PROG_H
@@ -94,10 +94,18 @@ static inline void bb_prog_init(void)
 		    sizeof(struct bb_confirm_val), 8);
 	bb_prog_map(&events, BB_UM_RING, 0, 0, 0);
 	bb_prog_map(&confirm_ring, BB_UM_RING, 0, 0, 0);
+	m = bb_prog_map(&stages_xdp, BB_UM_PROGS, 4, 4, BB_STAGE_MAX);
+	m->progs[BB_STAGE_DNS] = (void *)bloomblock_xdp_dns;
+	m->progs[BB_STAGE_TLS] = (void *)bloomblock_xdp_tls;
+	m->progs[BB_STAGE_HTTP] = (void *)bloomblock_xdp_http;
 	m = bb_prog_map(&url_xdp, BB_UM_PROGS, 4, 4, 3);
 	m->progs[BB_URL_SLOT] = (void *)bloomblock_xdp_url;
 	m->progs[BB_ANSWER_SLOT] = (void *)bloomblock_xdp_answer;
 	m->progs[BB_RESET_SLOT] = (void *)bloomblock_xdp_reset;
+	m = bb_prog_map(&stages_tc, BB_UM_PROGS, 4, 4, BB_STAGE_MAX);
+	m->progs[BB_STAGE_DNS] = (void *)bloomblock_tc_dns;
+	m->progs[BB_STAGE_TLS] = (void *)bloomblock_tc_tls;
+	m->progs[BB_STAGE_HTTP] = (void *)bloomblock_tc_http;
 	m = bb_prog_map(&url_tc, BB_UM_PROGS, 4, 4, 4);
 	m->progs[BB_URL_SLOT] = (void *)bloomblock_tc_url;
 	m->progs[BB_ANSWER_SLOT] = (void *)bloomblock_tc_answer_ingress;
@@ -224,7 +232,7 @@ static inline int bb_prog_run_prog(enum bb_prog_hook hook, void *prog, bool no_m
 	bb_user.jmp = &jb;
 	bb_user.no_meta = no_meta;
 	/* a program reached by a tail call finds the hook its caller left in the scratch */
-	((struct bb_scratch *)bpf_map_lookup_elem(&scratch, &zero))->hook =
+	((struct bb_scratch *)bpf_map_lookup_elem(&scratch, &zero))->stage.hook =
 		hook == BB_PROG_XDP ? BB_EV_XDP : hook == BB_PROG_TC_INGRESS ? BB_EV_TC_INGRESS :
 		BB_EV_TC_EGRESS;
 	if (hook == BB_PROG_XDP) {

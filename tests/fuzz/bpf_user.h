@@ -110,7 +110,7 @@ struct bb_user_map {
 	__u8 *used;		/* BB_UM_HASH: slot in use */
 	__u64 *age;		/* BB_UM_HASH: last use, for eviction */
 	struct bb_user_map *inner;	/* BB_UM_OUTER */
-	void *progs[4];		/* BB_UM_PROGS: int (*)(ctx) */
+	void *progs[8];		/* BB_UM_PROGS: int (*)(ctx), a slot each */
 };
 
 #define BB_USER_MAPS	16
@@ -305,7 +305,7 @@ static inline void bb_user_tail_call(void *ctx, void *map, __u32 slot)
 
 	if (!m || m->kind != BB_UM_PROGS)
 		abort();
-	if (slot >= 4 || !m->progs[slot] || ++bb_user.tail_calls > 33)
+	if (slot >= m->max || slot >= 8 || !m->progs[slot] || ++bb_user.tail_calls > 33)
 		return;		/* an empty slot: the caller goes on */
 	prog = (int (*)(void *))m->progs[slot];
 	bb_user.tail_ret = prog(ctx);

@@ -158,7 +158,7 @@ static inline bool harness_begin(int argc, char **argv, const char *what)
 static inline bool harness_load(void)
 {
 	harness.skel = bloomblock__open_and_load();
-	if (harness.skel && bb_url_tables_fill(harness.skel->obj, BB_FAMILY_ALL)) {
+	if (harness.skel && bb_stage_tables_fill(harness.skel->obj, BB_FAMILY_ALL)) {
 		bloomblock__destroy(harness.skel);
 		harness.skel = NULL;
 	}

@@ -106,6 +106,7 @@ struct result {
 	int err;
 	__u32 verified_insns;
 	unsigned long verifier_us;
+	char stack[48];		/* the log's "stack depth": each frame's bytes, A+B+C */
 	char type[32];
 	char msg[512];		/* why it did not load, when it is not the verifier */
 };
@@ -164,6 +165,10 @@ static void load_one(const char *path, int idx, __u32 level, struct result *res)
 
 		if (p)
 			res->verifier_us = strtoul(p + strlen("verification time "), NULL, 10);
+		/* "stack depth 64+256+32": each frame's, the main program's first */
+		p = strstr(log_buf, "stack depth ");
+		if (p)
+			sscanf(p + strlen("stack depth "), "%47[0-9+]", res->stack);
 	}
 cleanup:
 	bpf_object__close(obj);
@@ -485,8 +490,9 @@ int main(int argc, char **argv)
 				failed++;
 			} else {
 				printf("ok %d %s:%s verified_insns=%u (%.1f%% of 1M) verifier_ms=%lu"
-				       " %s\n", i + 1, obj_name(ref->path), ref->name,
-				       res.verified_insns, pct, res.verifier_us / 1000, res.type);
+				       " %s%s%s\n", i + 1, obj_name(ref->path), ref->name,
+				       res.verified_insns, pct, res.verifier_us / 1000, res.type,
+				       res.stack[0] ? " stack=" : "", res.stack);
 				passed++;
 			}
 			fflush(stdout);

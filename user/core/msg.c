@@ -123,3 +123,30 @@ const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size)
 	return buf;
 }
 
+
+bool bb_refusal_note(struct bb_refusal *r, const char *text)
+{
+	const char *p = strstr(text, "prog '"), *q, *end, *line;
+
+	if (p && strstr(text, "failed to load")) {
+		p += strlen("prog '");
+		q = strchr(p, '\'');
+		snprintf(r->prog, sizeof(r->prog), "%.*s", q ? (int)(q - p) : 0, p);
+		return true;
+	}
+	p = strstr(text, "-- BEGIN PROG LOAD LOG --");
+	if (!p)
+		return strstr(text, "BPF program load failed") != NULL;
+	end = strstr(p, "-- END PROG LOAD LOG --");
+	end = end ? end : p + strlen(p);
+	r->last[0] = '\0';
+	for (line = strchr(p, '\n'); line && line < end; line = strchr(line + 1, '\n')) {
+		const char *next = strchr(line + 1, '\n');
+		int n = (int)((next && next < end ? next : end) - (line + 1));
+
+		if (n > 0 && strncmp(line + 1, "processed ", 10) &&
+		    strncmp(line + 1, "verification time", 17) && strncmp(line + 1, "stack depth", 11))
+			snprintf(r->last, sizeof(r->last), "%.*s", n, line + 1);
+	}
+	return true;
+}

@@ -31,4 +31,19 @@ void bb_json_error_flush(void);
 /* "1.5 KiB", "18.4 MiB": for people; JSON prints bytes. */
 const char *bb_human_bytes(unsigned long long bytes, char *buf, size_t size);
 
+
+/* What libbpf said of a program the kernel refused: its name, the verifier's last line. */
+struct bb_refusal {
+	char prog[64];
+	char last[256];
+};
+
+/*
+ * One of libbpf's messages (text, formatted) noted in r when it is about a refused
+ * program: "prog 'NAME': failed to load" names it, the log between "-- BEGIN PROG
+ * LOAD LOG --" and "-- END ..." gives its last line (not the verifier's statistics).
+ * True when text was such a message.
+ */
+bool bb_refusal_note(struct bb_refusal *r, const char *text);
+
 #endif /* BB_MSG_H */

@@ -8,10 +8,12 @@
 #include <stdbool.h>
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
@@ -181,6 +183,9 @@ int bb_require_ifindex(const char *ifname, int *ifindex)
 	return 0;
 }
 
+/* The last program the kernel refused, and its verifier log's last line (libbpf's WARN). */
+static struct bb_refusal refusal;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level != LIBBPF_WARN && !bb_msg.debug)
@@ -188,7 +193,44 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	/* netlink's answers to tc queries of interfaces without our filter: expected */
 	if (!bb_msg.debug && strstr(fmt, "Kernel error message:"))
 		return 0;
+	if (!bb_msg.debug && (strstr(fmt, "PROG LOAD LOG") || strstr(fmt, "failed to load") ||
+			      strstr(fmt, "load failed"))) {
+		va_list cp;
+		char *text;
+		bool noted = false;
+		int n;
+
+		va_copy(cp, ap);
+		n = vsnprintf(NULL, 0, fmt, cp);
+		va_end(cp);
+		text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		if (text) {
+			va_copy(cp, ap);
+			vsnprintf(text, (size_t)n + 1, fmt, cp);
+			va_end(cp);
+			noted = bb_refusal_note(&refusal, text);
+			free(text);
+		}
+		if (noted)
+			return 0;
+	}
 	return vfprintf(stderr, fmt, ap);
+}
+
+const char *bb_kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return u.release;
+}
+
+const char *bb_libbpf_refusal(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", refusal.prog[0] ? "program " : "", refusal.prog,
+		 refusal.prog[0] && refusal.last[0] ? ": " : "", refusal.last);
+	return buf[0] ? buf : NULL;
 }
 
 void bb_libbpf_setup(void)

@@ -19,5 +19,9 @@ int bb_require_ifindex(const char *ifname, int *ifindex);
 const char *bb_pin_dir_canonical(const char *in);
 /* libbpf's messages through ours: warnings only, unless bb_msg.debug. */
 void bb_libbpf_setup(void);
+/* The running kernel's release (uname -r). */
+const char *bb_kernel_release(void);
+/* The last program the kernel refused and the verifier's last word on it, or NULL. */
+const char *bb_libbpf_refusal(char *buf, size_t size);
 
 #endif /* BB_ENV_H */

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "env.h"
 #include "fault.h"
 #include "bloomblock.skel.h"
 #include "msg.h"
@@ -109,37 +110,44 @@ cleanup:
 	return err;
 }
 
+/* What each family's tail-call tables hold, slot by slot (include/bloomblock.h). */
 static const struct {
 	unsigned int family;
 	const char *table, *prog;
 	__u32 slot;
-} url_tables[] = {
+} stage_tables[] = {
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_dns", BB_STAGE_DNS },
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_tls", BB_STAGE_TLS },
+	{ BB_FAMILY_XDP, "stages_xdp", "bloomblock_xdp_http", BB_STAGE_HTTP },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_url", BB_URL_SLOT },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_answer", BB_ANSWER_SLOT },
 	{ BB_FAMILY_XDP, "url_xdp", "bloomblock_xdp_reset", BB_RESET_SLOT },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_dns", BB_STAGE_DNS },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_tls", BB_STAGE_TLS },
+	{ BB_FAMILY_TC, "stages_tc", "bloomblock_tc_http", BB_STAGE_HTTP },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_url", BB_URL_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_reset", BB_RESET_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_ingress", BB_ANSWER_SLOT },
 	{ BB_FAMILY_TC, "url_tc", "bloomblock_tc_answer_egress", BB_ANSWER_EGRESS_SLOT },
 };
 
-int bb_url_tables_fill(struct bpf_object *obj, unsigned int families)
+int bb_stage_tables_fill(struct bpf_object *obj, unsigned int families)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(url_tables) / sizeof(url_tables[0]); i++) {
+	for (i = 0; i < sizeof(stage_tables) / sizeof(stage_tables[0]); i++) {
 		struct bpf_map *table;
 		struct bpf_program *prog;
 		int fd;
 
-		if (!(families & url_tables[i].family))
+		if (!(families & stage_tables[i].family))
 			continue;
-		table = bpf_object__find_map_by_name(obj, url_tables[i].table);
-		prog = bpf_object__find_program_by_name(obj, url_tables[i].prog);
+		table = bpf_object__find_map_by_name(obj, stage_tables[i].table);
+		prog = bpf_object__find_program_by_name(obj, stage_tables[i].prog);
 		fd = prog ? bpf_program__fd(prog) : -1;
 		if (!table || fd < 0)
 			return -ENOENT;
-		if (bpf_map_update_elem(bpf_map__fd(table), &url_tables[i].slot, &fd, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(table), &stage_tables[i].slot, &fd, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -188,6 +196,52 @@ static int pinned_map_fits(const struct bpf_map *map, const char *pin_dir)
 	return err;
 }
 
+/* bb_prog_maps()'s fn: the program's scratch map reused by the map in arg (a skeleton's). */
+static int reuse_scratch(int map_fd, const char *name, void *arg)
+{
+	return strcmp(name, "scratch") ? 0 : bpf_map__reuse_fd(arg, map_fd);
+}
+
+/*
+ * What the programs call that a kernel may lack, probed before the load (never
+ * guessed from a version): a kernel without one is refused with its name and the
+ * Linux version that brought it, not with the verifier's "unknown func". BB_TEST_LACKS
+ * (tests only) names one to take as missing.
+ */
+static int features_check(unsigned int families)
+{
+	static const struct {
+		enum bpf_prog_type type;
+		enum bpf_func_id id;
+		unsigned int families;
+		const char *name, *since;
+	} features[] = {
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_ringbuf_reserve, BB_FAMILY_ALL,
+		  "BPF ring buffers (bpf_ringbuf_reserve())", "5.8" },
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_loop, BB_FAMILY_XDP, "bpf_loop()", "5.17" },
+		{ BPF_PROG_TYPE_SCHED_CLS, BPF_FUNC_loop, BB_FAMILY_TC, "bpf_loop()", "5.17" },
+		{ BPF_PROG_TYPE_XDP, BPF_FUNC_xdp_load_bytes, BB_FAMILY_XDP,
+		  "bpf_xdp_load_bytes()", "5.18" },
+	};
+	const char *lacks = getenv("BB_TEST_LACKS");
+	size_t i;
+	int have;
+
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		if (!(families & features[i].families))
+			continue;
+		have = lacks && !strcmp(lacks, features[i].name) ? 0 :
+		       libbpf_probe_bpf_helper(features[i].type, features[i].id, NULL);
+		if (have == 0) {	/* < 0: the probe itself failed; the load will say why */
+			pr_err("this kernel (%s) lacks %s, which bloomblock's programs call: Linux "
+			       "%s or later has it\n", bb_kernel_release(), features[i].name,
+			       features[i].since);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
 /*
  * Load the programs of families, sharing the pinned maps (libbpf reuses a map whose
  * pin path exists, and pins the others), fill their tail-call tables and pin their
@@ -209,6 +263,8 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		{ "unlisted", BB_PIN_UNLISTED },
 		{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON },
 		/* pinned, or the kernel empties the tail-call tables when we exit */
+		{ "stages_xdp", BB_PIN_STAGES_XDP },
+		{ "stages_tc", BB_PIN_STAGES_TC },
 		{ "url_xdp", BB_PIN_URL_XDP },
 		{ "url_tc", BB_PIN_URL_TC },
 	};
@@ -232,18 +288,42 @@ static int load_families(struct bb_instance *inst, unsigned int families, bool p
 		err = err ?: bpf_map__set_pin_path(map, path);
 	}
 	bpf_object__for_each_program(prog, skel->obj)
-		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog));
+		err = err ?: bpf_program__set_autoload(prog, families & prog_family(prog)) ?:
+			     /*
+			      * No expected attach type (libbpf gives SEC("xdp") BPF_XDP): a
+			      * kernel with the tail-call owner check (Linux 6.1.y, 6.12.y
+			      * stable) lets a program tail-call into a prog array only when
+			      * its expected attach type is the array's owner's, and libxdp's
+			      * copy of the entry program, an extension, has none.
+			      */
+			     bpf_program__set_expected_attach_type(prog, 0);
 	for (i = 0; !err && i < sizeof(pins) / sizeof(pins[0]); i++)
 		err = pinned_map_fits(bpf_object__find_map_by_name(skel->obj, pins[i].map), pin_dir);
+	/*
+	 * A refill's stages read what the live entry program writes: its scratch (struct
+	 * bb_stage), not one of their own. One family at a time (bb_instance_refill()).
+	 */
+	if (!err && !pin_entries)
+		err = bb_prog_maps(families & BB_FAMILY_XDP ? inst->prog_fd : inst->tc_ingress_fd,
+				   reuse_scratch, skel->maps.scratch);
+	if (err)
+		goto cleanup;
+	err = features_check(families);
 	if (err)
 		goto cleanup;
 	err = bloomblock__load(skel);
 	if (err) {
-		pr_err("the kernel refused the BPF program: %s (run with -d for the verifier log)\n",
-		       strerror(-err));
+		char why[400];
+
+		if (bb_libbpf_refusal(why, sizeof(why)))
+			pr_err("the kernel (%s) refused the BPF %s (%s); -d shows the verifier's "
+			       "whole log\n", bb_kernel_release(), why, strerror(-err));
+		else
+			pr_err("the kernel (%s) refused the BPF programs: %s (-d shows the "
+			       "verifier's log)\n", bb_kernel_release(), strerror(-err));
 		goto cleanup;
 	}
-	err = bb_url_tables_fill(skel->obj, families);
+	err = bb_stage_tables_fill(skel->obj, families);
 	if (err) {
 		pr_err("cannot fill the tail-call tables: %s\n", strerror(-err));
 		goto cleanup;
@@ -328,8 +408,8 @@ static const struct { const char *map, *pin; } instance_maps[] = {
 	{ "event_bucket", BB_PIN_EVENT_BUCKET }, { "tx_via_tc", BB_PIN_TX_VIA_TC },
 	{ "confirm_ring", BB_PIN_CONFIRM_RING },
 	{ "confirmed", BB_PIN_CONFIRMED }, { "unlisted", BB_PIN_UNLISTED },
-	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "url_xdp", BB_PIN_URL_XDP },
-	{ "url_tc", BB_PIN_URL_TC },
+	{ "confirm_daemon", BB_PIN_CONFIRM_DAEMON }, { "stages_xdp", BB_PIN_STAGES_XDP },
+	{ "stages_tc", BB_PIN_STAGES_TC }, { "url_xdp", BB_PIN_URL_XDP }, { "url_tc", BB_PIN_URL_TC },
 };
 
 /* fd pinned as name where nothing is: 1 pinned, 0 there already, -errno. */
@@ -481,22 +561,25 @@ int bb_instance_repair(const char *pin_dir, char *said, size_t size)
 	return err ?: restored;
 }
 
-/* The families of inst whose tail-call table has lost its programs (BB_FAMILY_*). */
+/* The families of inst one of whose tail-call tables has lost its programs (BB_FAMILY_*). */
 static unsigned int tables_emptied(const struct bb_instance *inst)
 {
-	static const struct { unsigned int family; const char *pin; } tables[] = {
-		{ BB_FAMILY_XDP, BB_PIN_URL_XDP }, { BB_FAMILY_TC, BB_PIN_URL_TC },
+	static const struct { unsigned int family; const char *pin; __u32 slot; } tables[] = {
+		{ BB_FAMILY_XDP, BB_PIN_STAGES_XDP, BB_STAGE_DNS },
+		{ BB_FAMILY_XDP, BB_PIN_URL_XDP, BB_URL_SLOT },
+		{ BB_FAMILY_TC, BB_PIN_STAGES_TC, BB_STAGE_DNS },
+		{ BB_FAMILY_TC, BB_PIN_URL_TC, BB_URL_SLOT },
 	};
 	unsigned int families = bb_instance_families(inst), empty = 0, i;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		__u32 slot = BB_URL_SLOT, id;
+		__u32 id;
 		int fd;
 
 		if (!(families & tables[i].family))
 			continue;
 		fd = open_pin(inst->pin_dir, tables[i].pin);
-		if (fd < 0 || (bpf_map_lookup_elem(fd, &slot, &id) && errno == ENOENT))
+		if (fd < 0 || (bpf_map_lookup_elem(fd, &tables[i].slot, &id) && errno == ENOENT))
 			empty |= tables[i].family;
 		if (fd >= 0)
 			close(fd);
@@ -507,8 +590,14 @@ static unsigned int tables_emptied(const struct bb_instance *inst)
 int bb_instance_refill(struct bb_instance *inst)
 {
 	unsigned int empty = tables_emptied(inst);
+	int err = 0;
 
-	return empty ? load_families(inst, empty, false) ?: (int)empty : 0;
+	/* a family at a time: each reuses its own entry program's scratch */
+	if (empty & BB_FAMILY_XDP)
+		err = load_families(inst, BB_FAMILY_XDP, false);
+	if (!err && (empty & BB_FAMILY_TC))
+		err = load_families(inst, BB_FAMILY_TC, false);
+	return err ?: (int)empty;
 }
 
 int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
@@ -519,8 +608,10 @@ int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
 
 	said[0] = '\0';
 	for (i = 0; i < sizeof(instance_maps) / sizeof(instance_maps[0]); i++) {
-		if ((!strcmp(instance_maps[i].pin, BB_PIN_URL_XDP) && !(families & BB_FAMILY_XDP)) ||
-		    (!strcmp(instance_maps[i].pin, BB_PIN_URL_TC) && !(families & BB_FAMILY_TC)))
+		if (((!strcmp(instance_maps[i].pin, BB_PIN_STAGES_XDP) ||
+		      !strcmp(instance_maps[i].pin, BB_PIN_URL_XDP)) && !(families & BB_FAMILY_XDP)) ||
+		    ((!strcmp(instance_maps[i].pin, BB_PIN_STAGES_TC) ||
+		      !strcmp(instance_maps[i].pin, BB_PIN_URL_TC)) && !(families & BB_FAMILY_TC)))
 			continue;
 		if (bb_pin_path(path, sizeof(path), inst->pin_dir, instance_maps[i].pin) ||
 		    !access(path, F_OK))
@@ -531,10 +622,10 @@ int bb_instance_check(const struct bb_instance *inst, char *said, size_t size)
 	}
 	if (empty) {
 		len = strlen(said);
-		snprintf(said + len, size - len, "%stail-call table%s emptied (%s%s%s): URL, answer "
-			 "and reset verdicts are off", n ? "; " : "", empty == 3 ? "s" : "",
-			 empty & BB_FAMILY_XDP ? BB_PIN_URL_XDP : "", empty == 3 ? ", " : "",
-			 empty & BB_FAMILY_TC ? BB_PIN_URL_TC : "");
+		snprintf(said + len, size - len, "%stail-call table%s emptied (%s%s%s): name "
+			 "(DNS, TLS, HTTP), URL, answer or reset verdicts are off", n ? "; " : "",
+			 empty == 3 ? "s" : "", empty & BB_FAMILY_XDP ? "the XDP family's" : "",
+			 empty == 3 ? ", " : "", empty & BB_FAMILY_TC ? "the tc family's" : "");
 		n++;
 	}
 	return (int)n;
@@ -614,7 +705,7 @@ static const char *const pin_names[] = {
 	BB_PIN_TX_VIA_TC,
 	BB_PIN_CONFIRM_RING, BB_PIN_CONFIRMED, BB_PIN_UNLISTED, BB_PIN_CONFIRM_DAEMON,
 	BB_PIN_PROG_XDP, BB_PIN_PROG_TC_INGRESS, BB_PIN_PROG_TC_EGRESS, BB_PIN_PROG_XDP_RESET,
-	BB_PIN_URL_XDP, BB_PIN_URL_TC,
+	BB_PIN_STAGES_XDP, BB_PIN_STAGES_TC, BB_PIN_URL_XDP, BB_PIN_URL_TC,
 };
 static const char *const pin_prefixes[] = {
 	BB_PIN_LINK_PREFIX, BB_PIN_LIBXDP_PREFIX, BB_PIN_TC_INGRESS_PREFIX,

@@ -83,7 +83,7 @@ int bb_instance_add(struct bb_instance *inst, unsigned int families);
  * Fill the tail-call tables of families in a loaded object (the instance's, or a
  * test's or the benchmark's skeleton, which hold the same programs).
  */
-int bb_url_tables_fill(struct bpf_object *obj, unsigned int families);
+int bb_stage_tables_fill(struct bpf_object *obj, unsigned int families);
 void bb_instance_close(struct bb_instance *inst);
 /*
  * Remove the instance's pins, by name (the maps', the programs', the attachments'
