@@ -175,7 +175,7 @@ $(OUTPUT)/tests/progcheck: tests/tools/progcheck.c | $(OUTPUT)/tests
 
 tests: $(BIN) $(UNIT_TESTS) $(BPF_TESTS) $(TEST_TOOLS)
 
-# make test J=N: N suites at once (tests/run.sh -j N; default the number of CPUs).
+# make test J=N: N suites at once (tests/run.sh -j N; default twice the CPUs).
 RUN_J		:= $(if $(J),-j $(J))
 test: tests
 	$(Q)tests/run.sh $(RUN_J)

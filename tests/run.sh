@@ -5,7 +5,8 @@
 # with another's; the run ends with the ten slowest suites (wall and CPU time, as TAP
 # comments), and the last line is "N passed, N failed" (", N skipped" when any was).
 #   tests/run.sh            unit, BPF_PROG_TEST_RUN and netns end-to-end tests
-#   tests/run.sh -j N       N suites at once (default: the number of CPUs; make test J=N)
+#   tests/run.sh -j N       N suites at once (default: twice the CPUs, as the end-to-end
+#                           suites mostly wait on clients and timeouts; make test J=N)
 #   tests/run.sh --unit     unit tests only (no root needed)
 #   tests/run.sh --unit [--bpf] --e2e "test_a test_b"
 #                           the unit tests (and the BPF_PROG_TEST_RUN suites), and those
@@ -44,7 +45,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$jobs" ] || jobs=$(nproc 2>/dev/null || echo 1)
+[ -n "$jobs" ] || jobs=$((2 * $(nproc 2>/dev/null || echo 1)))
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || usage
 
 times_file=$out/tests/run-times
