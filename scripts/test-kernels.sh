@@ -224,6 +224,8 @@ EOF
 		printf 'cd %q || exit 125\n' "$project"
 		printf 'export BB_OUTPUT=%q BB_RESULTS=/run/job BB_RESULTS_SHOWN=%q\n' "$out_dir" "$job"
 		[ -n "${CI:-}" ] && printf 'export CI=%q\n' "$CI"
+		# BB_QUICK=1: the suites' smaller random sets (test_diff, test_nofn), every check
+		[ -n "${BB_QUICK:-}" ] && printf 'export BB_QUICK=%q\n' "$BB_QUICK"
 		if [ -n "$run_cmd" ]; then
 			printf 'exec bash -c %q\n' "$run_cmd"
 		else

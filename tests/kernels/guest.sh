@@ -43,13 +43,24 @@ n=$(cat "$results/.n")
 echo "# progcheck took $((SECONDS - start)) s"
 
 echo "# ---- 2. the BPF_PROG_TEST_RUN suites"
-for t in tests/bpf/test_*.c; do
-	t=$(basename "$t" .c)
+# as many at once as the guest has CPUs (BB_GUEST_JOBS), each to its own log; their
+# lines in the suites' order once each has ended
+suites=()
+for t in tests/bpf/test_*.c; do suites+=("$(basename "$t" .c)"); done
+jobs_max=${BB_GUEST_JOBS:-$(nproc)}
+for t in "${suites[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+	(
+		start=$SECONDS
+		rc=0
+		timeout 1200 "$out/tests/$t" >"$results/$t.log" 2>&1 || rc=$?
+		echo "$rc $((SECONDS - start))" >"$results/$t.rc"
+	) &
+done
+wait
+for t in "${suites[@]}"; do
 	log=$results/$t.log
-	start=$SECONDS
-	rc=0
-	timeout 1200 "$out/tests/$t" >"$log" 2>&1 || rc=$?
-	secs=$((SECONDS - start))
+	read -r rc secs <"$results/$t.rc" || { rc=none; secs=0; }
 	p=$(grep -cE '^ok [0-9]+' "$log" || true)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" || true)
 	f=$(grep -cE '^not ok [0-9]+' "$log" || true)
@@ -62,6 +73,7 @@ for t in tests/bpf/test_*.c; do
 			sed 's/^/#   /' || true
 	fi
 done
+echo "$n" >"$results/.n"
 
 echo "# ---- 3. load, traffic, reload, unload (tests/kernels/smoke.sh)"
 start=$SECONDS
