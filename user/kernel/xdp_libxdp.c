@@ -158,8 +158,13 @@ static int attach_copy(int inst_prog_fd, int ifindex, enum xdp_attach_mode mode)
 
 	if (!skel)
 		return -errno;
+	/* no expected attach type, as the instance's programs (pins.c): libxdp's copy,
+	 * an extension or (where the kernel refuses those) a plain XDP program, must
+	 * match the owner of the prog arrays it tail-calls through */
 	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, prog == skel->progs.bloomblock_xdp);
+		if (bpf_program__set_autoload(prog, prog == skel->progs.bloomblock_xdp) ||
+		    bpf_program__set_expected_attach_type(prog, 0))
+			break;
 	err = maps_of(skel->obj, inst_prog_fd);
 	if (!err) {
 		LIBBPF_OPTS(xdp_program_opts, opts, .obj = skel->obj,
