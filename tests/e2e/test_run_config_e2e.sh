@@ -311,6 +311,23 @@ check_match "the unit is Type=notify with a watchdog and SIGHUP for reload" \
 	'Type=notify.*ExecReload=/bin/kill -HUP \$MAINPID.*WatchdogSec=[0-9]+' \
 	"$(tr '\n' ' ' <"$BB_ROOT/scripts/bloomblock@.service")"
 
+# ---- a daemon's state_dir, found by commands given only the pin dir (issue 27, item 9) ------
+write_conf "state_dir = $BB_TMP/dstate"
+start_daemon
+check_eq "run --config with state_dir starts" "$?" 0
+run bb status -j
+check_rc "status -j given only the pin dir exits 0" 0
+check_eq "... and reads the daemon's state_dir: what it loaded" \
+	"$(jq -r '.loaded.lists[0] // empty' <<<"$out")" "$LIST"
+check_eq "... and where that state lives" "$(jq -r '.allowlist.state_dir // empty' <<<"$out")" \
+	"$BB_TMP/dstate"
+kill -TERM "$daemon"
+wait "$daemon"
+check_eq "SIGTERM: exit 0" "$?" 0
+run bb unload --all
+check_rc "unload --all given only the pin dir exits 0" 0
+check "... and removes the state_dir it made" test ! -e "$BB_TMP/dstate"
+
 # ---- on_exit = detach ------------------------------------------------------------------------
 write_conf 'on_exit = detach'
 start_daemon
