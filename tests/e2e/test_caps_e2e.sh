@@ -87,7 +87,7 @@ check_no_match "... with no error on the way" '^<3>' "$(cat "$BB_TMP/run.log")"
 # too, with no new privileges; a SIGHUP's reload (a child load) still works with them
 FOUR=000000c000201000
 : >"$BB_TMP/run.log"
-timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$BB_TMP/run.log" 2>&1 &
+timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$BB_TMP/run.log" 2>&1 &
 daemon=$!
 for _ in $(seq 1 100); do grep -q '^<6>serving /sys' "$BB_TMP/run.log" && break; sleep 0.1; done
 dpid=$(pgrep -P "$daemon" | head -n 1)

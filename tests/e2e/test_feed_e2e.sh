@@ -58,7 +58,7 @@ done
 daemon='' dpid=''
 start_daemon() {
 	: >"$BB_TMP/run.log"
-	timeout 240 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" \
+	timeout -k 10 240 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" \
 		>>"$BB_TMP/run.log" 2>&1 &
 	daemon=$!
 	for _ in $(seq 1 150); do

@@ -252,7 +252,7 @@ printf '[instance]\ninterface = bbd0\nmode = drop\nlist = %s\npin_dir = %s\nseed
 	"$CUR" "$BB_PIN_DIR" >"$CONF"
 RUN_LOG=$BB_TMP/run.log
 : >"$RUN_LOG"
-timeout 300 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$RUN_LOG" 2>&1 &
+timeout -k 10 300 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF" >"$RUN_LOG" 2>&1 &
 daemon=$!
 for _ in $(seq 1 100); do grep -q '^<6>serving /sys' "$RUN_LOG" && break; sleep 0.1; done
 dpid=$(pgrep -P "$daemon" | head -n 1)

@@ -36,7 +36,7 @@ generation() { bb_status '.filter.generation'; }
 
 # check_config CONF: run --config CONF --check-config in the dut namespace (bbd0's)
 check_config() {
-	run timeout "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$1" \
+	run timeout -k 10 "$BB_TIMEOUT" nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$1" \
 		--check-config
 }
 
@@ -151,7 +151,7 @@ ip -n "$NS_DUT" link del eth0
 
 # ---- a run that cannot start leaves nothing it made ------------------------------------------
 write_conf "list = $BB_TMP/nope.txt"
-run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+run timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
 check_rc "run with a missing list: exit 1, before anything" 1
 check_match "... naming it" "$CONF:8: list $BB_TMP/nope\\.txt: No such file" "$err"
 check "... no state directory made" test ! -e "$BB_STATE_DIR"
@@ -159,7 +159,7 @@ check "... no pin dir" test ! -e "$BB_PIN_DIR"
 printf '<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>\n' \
 	>"$BB_TMP/page.txt"
 write_conf "list = $BB_TMP/page.txt"
-run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+run timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
 check_rc "run whose first load fails (an HTML page): exit 1" 1
 check_match "... the load said why" 'page\.txt: it is an HTML page, not a list' "$err"
 check "... no state directory left (guard.list, lock, run.json)" test ! -e "$BB_STATE_DIR"
@@ -167,7 +167,7 @@ check "... no pin dir left" test ! -e "$BB_PIN_DIR"
 mkdir -p "$BB_TMP/state"
 echo precious >"$BB_TMP/state/keepme.txt"
 write_conf "list = $BB_TMP/page.txt" "state_dir = $BB_TMP/state"
-run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+run timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
 check_rc "the same with a state_dir of the user's: exit 1" 1
 check_eq "... only the user's file is left in it" "$(ls -A "$BB_TMP/state")" keepme.txt
 check "... no pin dir left" test ! -e "$BB_PIN_DIR"
@@ -246,7 +246,7 @@ kill -TERM "$daemon"
 wait "$daemon"
 check_eq "... SIGTERM: exit 0" "$?" 0
 write_conf 'metrics = 127.0.0.1:9420'
-run timeout 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
+run timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" "$BB" run --config "$CONF"
 check_rc "/metrics: the port the config names taken: run fails" 1
 check_match "... saying so" '^<3>--metrics 127\.0\.0\.1:9420: cannot serve there' "$err"
 stop_pid "$holder"
@@ -275,7 +275,7 @@ for _ in $(seq 100); do [ -S "$BB_TMP/notify.sock" ] && break; sleep 0.1; done
 write_conf
 : >"$BB_TMP/run.log"
 # WATCHDOG_PID must be the daemon's own: the shell's pid, which exec hands on
-timeout 60 nsenter --net="/run/netns/$NS_DUT" env NOTIFY_SOCKET="$BB_TMP/notify.sock" \
+timeout -k 10 60 nsenter --net="/run/netns/$NS_DUT" env NOTIFY_SOCKET="$BB_TMP/notify.sock" \
 	WATCHDOG_USEC=400000 sh -c 'WATCHDOG_PID=$$ exec "$0" run --config "$1"' "$BB" "$CONF" \
 	>"$BB_TMP/run.log" 2>&1 &
 daemon=$!
