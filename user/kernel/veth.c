@@ -49,16 +49,19 @@ static bool is_veth(int sock, const char *ifname)
 /* The veth's ethtool statistic peer_ifindex: the peer's index, or -errno. */
 static int peer_ifindex(int sock, const char *ifname)
 {
-	struct { struct ethtool_sset_info hdr; __u32 len; } sset = {
-		.hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+	/* struct ethtool_sset_info and the one length it returns (data[] is flexible) */
+	__u64 words[(sizeof(struct ethtool_sset_info) + sizeof(__u32) + 7) / 8] = { 0 };
+	struct ethtool_sset_info *sset = (struct ethtool_sset_info *)words;
 	struct ethtool_gstrings *names = NULL;
 	struct ethtool_stats *stats = NULL;
 	__u32 n, i;
 	int ret = -ENOENT;
 
-	if (ethtool(sock, ifname, &sset) || !(sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)))
+	sset->cmd = ETHTOOL_GSSET_INFO;
+	sset->sset_mask = 1ULL << ETH_SS_STATS;
+	if (ethtool(sock, ifname, sset) || !(sset->sset_mask & (1ULL << ETH_SS_STATS)))
 		return -ENOENT;
-	n = sset.len;
+	n = sset->data[0];
 	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
 	stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(__u64));
 	if (!names || !stats) {
