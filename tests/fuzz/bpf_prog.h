@@ -92,6 +92,8 @@ static inline void bb_prog_init(void)
 		    sizeof(struct bb_confirm_val), 8);
 	bb_prog_map(&unlisted, BB_UM_HASH, sizeof(struct bb_confirm_key),
 		    sizeof(struct bb_confirm_val), 8);
+	/* the interfaces whose answers leave from tc (none here: answers are XDP_TX) */
+	bb_prog_map(&tx_via_tc, BB_UM_HASH, sizeof(__u32), sizeof(__u8), 8);
 	bb_prog_map(&events, BB_UM_RING, 0, 0, 0);
 	bb_prog_map(&confirm_ring, BB_UM_RING, 0, 0, 0);
 	m = bb_prog_map(&stages_xdp, BB_UM_PROGS, 4, 4, BB_STAGE_MAX);
